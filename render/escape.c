@@ -1,0 +1,147 @@
+#include "escape.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned min, cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	cp = c & (0x7f >> len);
+	for (size_t k = 1; k < len; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[k] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static const char replacement[] = "\xef\xbf\xbd";
+
+void cg_escape_json(cg_sink *out, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	cg_sink_putc(out, '"');
+	size_t run = 0; /* start of bytes that need no escaping */
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i];
+		const char *esc = NULL;
+		char buf[8];
+		size_t len = 1;
+		if (c == '"')
+			esc = "\\\"";
+		else if (c == '\\')
+			esc = "\\\\";
+		else if (c == '\n')
+			esc = "\\n";
+		else if (c == '\r')
+			esc = "\\r";
+		else if (c == '\t')
+			esc = "\\t";
+		else if (c < 0x20 || c == 0x7f) {
+			snprintf(buf, sizeof buf, "\\u%04x", c);
+			esc = buf;
+		} else if (c >= 0x80) {
+			len = utf8_seq(s + i, n - i);
+			if (len == 0) {
+				esc = replacement;
+				len = 1;
+			}
+		}
+		if (esc) {
+			cg_sink_write(out, s + run, i - run);
+			cg_sink_puts(out, esc);
+			run = i + len;
+		}
+		i += len;
+	}
+	cg_sink_write(out, s + run, n - run);
+	cg_sink_putc(out, '"');
+}
+
+void cg_escape_html(cg_sink *out, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t run = 0;
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i];
+		const char *esc = NULL;
+		size_t len = 1;
+		switch (c) {
+		case '&': esc = "&amp;"; break;
+		case '<': esc = "&lt;"; break;
+		case '>': esc = "&gt;"; break;
+		case '"': esc = "&quot;"; break;
+		case '\'': esc = "&#39;"; break;
+		default:
+			if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+				esc = "";
+			} else if (c >= 0x80) {
+				len = utf8_seq(s + i, n - i);
+				if (len == 0) {
+					esc = replacement;
+					len = 1;
+				}
+			}
+		}
+		if (esc) {
+			cg_sink_write(out, s + run, i - run);
+			cg_sink_puts(out, esc);
+			run = i + len;
+		}
+		i += len;
+	}
+	cg_sink_write(out, s + run, n - run);
+}
+
+void cg_escape_markdown(cg_sink *out, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i];
+		size_t len = 1;
+		switch (c) {
+		case '|': case '`': case '*': case '_': case '[': case ']': case '\\': case '#':
+			cg_sink_putc(out, '\\');
+			cg_sink_putc(out, (char)c);
+			break;
+		case '<': cg_sink_puts(out, "&lt;"); break;
+		case '>': cg_sink_puts(out, "&gt;"); break;
+		case '&': cg_sink_puts(out, "&amp;"); break;
+		case '\n': case '\r': case '\t': cg_sink_putc(out, ' '); break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				break;
+			if (c >= 0x80) {
+				len = utf8_seq(s + i, n - i);
+				if (len == 0) {
+					cg_sink_puts(out, replacement);
+					len = 1;
+					break;
+				}
+			}
+			cg_sink_write(out, s + i, len);
+		}
+		i += len;
+	}
+}

@@ -1,0 +1,20 @@
+/* Escaping for every output format, in one place: strings from a trace are
+ * hostile until escaped ("<script>", quotes, control bytes, "../"). */
+#ifndef CG_ESCAPE_H
+#define CG_ESCAPE_H
+
+#include <stddef.h>
+
+#include "sink.h"
+
+/* Writes s as a JSON string literal, quotes included. Bytes that are not
+ * valid UTF-8 become U+FFFD, so the output is always valid JSON. */
+void cg_escape_json(cg_sink *out, const char *s, size_t n);
+/* Writes s as HTML/XML text or attribute content (& < > " ' escaped,
+ * control characters dropped, invalid UTF-8 replaced). */
+void cg_escape_html(cg_sink *out, const char *s, size_t n);
+/* Writes s for a Markdown table cell or text: | ` * _ [ ] < > escaped,
+ * newlines as spaces. */
+void cg_escape_markdown(cg_sink *out, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,171 @@
+#include "summary_json.h"
+
+#include <string.h>
+
+#include "jsonw.h"
+
+static void write_source(cg_jw *w, const cg_timeline *tl)
+{
+	const cg_source *s = &tl->source;
+	cg_jw_key(w, "source");
+	cg_jw_object(w);
+	cg_jw_kv_string(w, "path", s->path ? s->path : "");
+	cg_jw_kv_string(w, "format", s->format ? s->format : "");
+	cg_jw_kv_bool(w, "gzip", s->gzip);
+	cg_jw_kv_u64(w, "file_bytes", s->file_bytes);
+	cg_jw_kv_u64(w, "data_bytes", s->data_bytes);
+	cg_jw_kv_u64(w, "lines", s->lines);
+	cg_jw_key(w, "records");
+	cg_jw_object(w);
+	for (int k = 0; k < CG_KIND_COUNT; k++)
+		cg_jw_kv_u64(w, cg_kind_name((cg_kind)k), s->records[k]);
+	cg_jw_end(w);
+	cg_jw_kv_u64(w, "blank_lines", s->blank_lines);
+	cg_jw_kv_u64(w, "bad_lines", s->bad_lines);
+	cg_jw_kv_u64(w, "unknown_kinds", s->unknown_kinds);
+	cg_jw_kv_u64(w, "unknown_categories", s->unknown_categories);
+	cg_jw_kv_u64(w, "unknown_values", s->unknown_values);
+	cg_jw_kv_u64(w, "warnings", s->warnings);
+	cg_jw_kv_bool(w, "truncated", s->truncated);
+	cg_jw_key(w, "truncated_at_line");
+	if (s->truncated)
+		cg_jw_u64(w, s->truncated_line);
+	else
+		cg_jw_null(w);
+	cg_jw_key(w, "truncation_note");
+	if (s->truncation_note)
+		cg_jw_string(w, s->truncation_note);
+	else
+		cg_jw_null(w);
+	cg_jw_kv_bool(w, "categories_known", s->categories_known);
+	cg_jw_kv_bool(w, "pairing_known", s->pairing_known);
+	cg_jw_key(w, "diagnostics");
+	cg_jw_array(w);
+	for (size_t i = 0; i < s->ndiags; i++) {
+		cg_jw_object(w);
+		cg_jw_kv_u64(w, "line", s->diags[i].line);
+		cg_jw_kv_string(w, "kind", s->diags[i].kind == CG_DIAG_WARNING ? "warning" : "bad_line");
+		cg_jw_kv_string(w, "message", s->diags[i].msg);
+		cg_jw_end(w);
+	}
+	cg_jw_end(w);
+	cg_jw_end(w);
+}
+
+static void write_run(cg_jw *w, const cg_timeline *tl)
+{
+	cg_jw_key(w, "run");
+	cg_jw_object(w);
+	cg_jw_key(w, "schema");
+	if (tl->source.meta_seen)
+		cg_jw_string(w, cg_timeline_str(tl, tl->source.schema));
+	else
+		cg_jw_null(w);
+	cg_jw_key(w, "meta");
+	cg_jw_object(w);
+	for (size_t i = 0; i < tl->nmeta; i++) {
+		const cg_meta_entry *m = &tl->meta[i];
+		cg_jw_key(w, cg_timeline_str(tl, m->key));
+		const char *v = cg_timeline_str(tl, m->value);
+		if (m->is_string)
+			cg_jw_string_n(w, v, cg_strtab_len(tl->strings, m->value));
+		else
+			cg_jw_raw(w, v, strlen(v));
+	}
+	cg_jw_end(w);
+	cg_jw_end(w);
+}
+
+static void write_anomalies(cg_jw *w, const cg_timeline *tl)
+{
+	cg_jw_key(w, "anomalies");
+	cg_jw_object(w);
+	for (int a = 0; a < CG_ANOM_COUNT; a++) {
+		const cg_anomaly_stats *s = &tl->anomalies[a];
+		cg_jw_key(w, cg_anomaly_name((cg_anomaly)a));
+		cg_jw_object(w);
+		cg_jw_kv_u64(w, "count", s->count);
+		cg_jw_key(w, "examples");
+		cg_jw_array(w);
+		for (uint32_t i = 0; i < s->nexamples; i++)
+			cg_jw_string(w, s->examples[i]);
+		cg_jw_end(w);
+		cg_jw_end(w);
+	}
+	cg_jw_end(w);
+}
+
+static void write_devices(cg_jw *w, const cg_analysis *a)
+{
+	const cg_timeline *tl = a->tl;
+	cg_jw_key(w, "devices");
+	cg_jw_array(w);
+	for (uint32_t d = 0; d < tl->ndevices; d++) {
+		const cg_device *dev = &tl->devices[d];
+		const cg_peak_device *p = &a->peak->devices[d];
+		cg_jw_object(w);
+		cg_jw_kv_string(w, "name", cg_timeline_str(tl, dev->name));
+		cg_jw_kv_u64(w, "memory_records", dev->mem_count);
+		cg_jw_kv_u64(w, "allocations", p->allocations);
+		cg_jw_kv_u64(w, "frees", p->frees);
+		cg_jw_kv_u64(w, "bytes_allocated", p->bytes_allocated);
+		cg_jw_kv_u64(w, "before_trace_bytes", dev->preexisting_bytes);
+		cg_jw_kv_u64(w, "before_trace_allocations", dev->preexisting_count);
+		cg_jw_kv_u64(w, "baseline_bytes", dev->baseline_bytes);
+		cg_jw_key(w, "peak");
+		cg_jw_object(w);
+		cg_jw_kv_u64(w, "bytes", p->peak_bytes);
+		cg_jw_kv_u64(w, "time_ns", p->peak_t_ns);
+		cg_jw_key(w, "line");
+		if (p->peak_index != CG_NONE)
+			cg_jw_u64(w, tl->mem[p->peak_index].line);
+		else
+			cg_jw_null(w);
+		cg_jw_key(w, "record_index");
+		if (p->peak_index != CG_NONE)
+			cg_jw_u64(w, p->peak_index - dev->mem_first);
+		else
+			cg_jw_null(w);
+		cg_jw_kv_u64(w, "reached_times", p->reached_times);
+		cg_jw_kv_u64(w, "live_allocations", p->live_at_peak);
+		cg_jw_end(w);
+		cg_jw_kv_u64(w, "live_bytes_at_end", p->live_at_end);
+		cg_jw_kv_u64(w, "live_allocations_at_end", p->live_count_at_end);
+		cg_jw_key(w, "first_record_ns");
+		if (dev->mem_count)
+			cg_jw_u64(w, p->first_t_ns);
+		else
+			cg_jw_null(w);
+		cg_jw_key(w, "last_record_ns");
+		if (dev->mem_count)
+			cg_jw_u64(w, p->last_t_ns);
+		else
+			cg_jw_null(w);
+		cg_jw_end(w);
+	}
+	cg_jw_end(w);
+}
+
+void cg_summary_json_write(cg_sink *out, const cg_analysis *a, bool pretty)
+{
+	cg_jw w;
+	cg_jw_init(&w, out, pretty);
+	cg_jw_object(&w);
+	cg_jw_kv_string(&w, "schema", "cgmem/summary/1");
+	cg_jw_kv_string(&w, "cgmem_version", CGMEM_VERSION);
+	write_source(&w, a->tl);
+	write_run(&w, a->tl);
+	write_anomalies(&w, a->tl);
+	write_devices(&w, a);
+	cg_jw_end(&w);
+}
+
+int cg_summary_json_save(const char *path, const cg_analysis *a, cg_error *err)
+{
+	cg_sink *s;
+	int rc = cg_sink_open(&s, path, 0, err);
+	if (rc < 0)
+		return rc;
+	cg_summary_json_write(s, a, true);
+	return cg_sink_close(s, err);
+}

@@ -1,0 +1,198 @@
+#include "cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+static const cg_command *const commands[] = {
+	&cg_cmd_report,
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static int find_opt(const cg_command *cmd, const char *name, size_t len, char short_name)
+{
+	for (int i = 0; cmd->opts[i].name; i++) {
+		const cg_opt *o = &cmd->opts[i];
+		if (short_name ? o->short_name == short_name
+			       : (strlen(o->name) == len && strncmp(o->name, name, len) == 0))
+			return i;
+	}
+	return -1;
+}
+
+int cg_args_parse(const cg_command *cmd, int argc, char **argv, cg_args *args, cg_error *err)
+{
+	memset(args, 0, sizeof *args);
+	args->operands = cg_calloc((size_t)argc + 1, sizeof *args->operands);
+	bool only_operands = false;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (only_operands || a[0] != '-' || strcmp(a, "-") == 0) {
+			args->operands[args->noperands++] = a;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			only_operands = true;
+			continue;
+		}
+		int k;
+		const char *inline_value = NULL;
+		if (a[1] == '-') {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			k = find_opt(cmd, name, len, 0);
+			if (k < 0)
+				return cg_error_set(err, CG_EUSAGE, "unknown option --%.*s", (int)len, name);
+			if (eq)
+				inline_value = eq + 1;
+		} else {
+			k = find_opt(cmd, NULL, 0, a[1]);
+			if (k < 0)
+				return cg_error_set(err, CG_EUSAGE, "unknown option -%c", a[1]);
+			if (a[2])
+				inline_value = a + 2;
+		}
+		const cg_opt *o = &cmd->opts[k];
+		if (!o->arg) {
+			if (inline_value)
+				return cg_error_set(err, CG_EUSAGE, "option --%s takes no value", o->name);
+			args->value[k] = "";
+			continue;
+		}
+		if (!inline_value) {
+			if (i + 1 >= argc)
+				return cg_error_set(err, CG_EUSAGE, "option --%s needs a value (%s)", o->name, o->arg);
+			inline_value = argv[++i];
+		}
+		args->value[k] = inline_value;
+	}
+	return 0;
+}
+
+void cg_args_free(cg_args *args)
+{
+	cg_free(args->operands);
+	args->operands = NULL;
+}
+
+const char *cg_args_get(const cg_command *cmd, const cg_args *args, const char *name)
+{
+	int k = find_opt(cmd, name, strlen(name), 0);
+	return k < 0 ? NULL : args->value[k];
+}
+
+bool cg_args_flag(const cg_command *cmd, const cg_args *args, const char *name)
+{
+	return cg_args_get(cmd, args, name) != NULL;
+}
+
+void cg_command_help(const cg_command *cmd, FILE *out)
+{
+	fprintf(out, "usage: cgmem %s [options] %s\n\n%s\n\noptions:\n", cmd->name, cmd->operands, cmd->summary);
+	for (int i = 0; cmd->opts[i].name; i++) {
+		const cg_opt *o = &cmd->opts[i];
+		char left[64];
+		if (o->short_name)
+			snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof left, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(out, "  %-28s %s\n", left, o->help);
+	}
+	if (cmd->details)
+		fprintf(out, "\n%s", cmd->details);
+	fprintf(out, "\nexit status: 0 success; 1 bad input or a file that cannot be read or written;\n"
+		     "2 wrong usage%s.\n", strcmp(cmd->name, "check") == 0 ? "; 3 a limit was exceeded" : "");
+}
+
+int cg_usage_error(const cg_command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "cgmem %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'cgmem help %s'.\n", cmd->name);
+	return CG_EXIT_USAGE;
+}
+
+static void main_help(FILE *out)
+{
+	fprintf(out, "usage: cgmem COMMAND [options] ...\n\n"
+		     "cgmem analyses the memory of a deep-learning run from its trace\n"
+		     "(candle-graph/trace/6 JSONL, plain or gzip) and says what filled memory at the peak.\n\n"
+		     "commands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(out, "  %-10s %s\n", "help", "show the options of a command: cgmem help report");
+	fprintf(out, "\noptions:\n  -h, --help     show this help\n  -V, --version  show the version\n"
+		     "\nexample:\n  cgmem report run.jsonl -o out/\n"
+		     "\nexit status: 0 success; 1 bad input or a file that cannot be read or written;\n"
+		     "2 wrong usage; 3 cgmem check found a limit exceeded.\n");
+}
+
+static const cg_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+static int run_command(const cg_command *cmd, int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			cg_command_help(cmd, stdout);
+			return CG_EXIT_OK;
+		}
+	}
+	cg_args args;
+	cg_error err = CG_ERROR_INIT;
+	if (cg_args_parse(cmd, argc, argv, &args, &err) < 0) {
+		cg_args_free(&args);
+		return cg_usage_error(cmd, "%s", err.msg);
+	}
+	int status = cmd->run(cmd, &args);
+	cg_args_free(&args);
+	return status;
+}
+
+int cg_cli_main(int argc, char **argv)
+{
+	if (argc < 2) {
+		main_help(stderr);
+		return CG_EXIT_USAGE;
+	}
+	const char *first = argv[1];
+	if (strcmp(first, "-h") == 0 || strcmp(first, "--help") == 0) {
+		main_help(stdout);
+		return CG_EXIT_OK;
+	}
+	if (strcmp(first, "-V") == 0 || strcmp(first, "--version") == 0) {
+		printf("cgmem %s\n", CGMEM_VERSION);
+		return CG_EXIT_OK;
+	}
+	if (strcmp(first, "help") == 0) {
+		if (argc < 3) {
+			main_help(stdout);
+			return CG_EXIT_OK;
+		}
+		const cg_command *cmd = find_command(argv[2]);
+		if (!cmd) {
+			fprintf(stderr, "cgmem: no command named '%s'; see 'cgmem --help'\n", argv[2]);
+			return CG_EXIT_USAGE;
+		}
+		cg_command_help(cmd, stdout);
+		return CG_EXIT_OK;
+	}
+	const cg_command *cmd = find_command(first);
+	if (!cmd) {
+		fprintf(stderr, "cgmem: '%s' is not a command; see 'cgmem --help'\n", first);
+		return CG_EXIT_USAGE;
+	}
+	return run_command(cmd, argc - 2, argv + 2);
+}

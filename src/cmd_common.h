@@ -1,0 +1,27 @@
+/* What the commands that read traces share: their ingest options and the
+ * printing of diagnostics. */
+#ifndef CG_CMD_COMMON_H
+#define CG_CMD_COMMON_H
+
+#include <stdbool.h>
+
+#include "cli.h"
+#include "ingest.h"
+
+/* Options every trace-reading command takes; spliced into their tables. */
+#define CG_INGEST_OPTS \
+	{"strict", 0, NULL, "stop at the first bad line instead of skipping it"}, \
+	{"quiet", 'q', NULL, "no progress, warnings or summary; errors only"}, \
+	{"max-line-bytes", 0, "SIZE", "longer lines are bad lines (default 64MiB)"}, \
+	{"max-string-memory", 0, "SIZE", "fail when the trace's strings need more (default 2GiB)"}
+
+/* Fills o from the command line; prints a usage error and returns
+ * CG_EXIT_USAGE on a bad value, else 0. */
+int cg_cmd_ingest_options(const cg_command *cmd, const cg_args *args, cg_ingest_options *o);
+
+/* Reads path, printing diagnostics to stderr (unless quiet). Returns 0 or
+ * the exit status to stop with. */
+int cg_cmd_ingest(const cg_command *cmd, const char *path, const cg_ingest_options *o, bool quiet,
+		  cg_timeline **out);
+
+#endif

@@ -1,0 +1,19 @@
+/* Diagnostics about the trace: bad lines and warnings, each with its line. */
+#ifndef CG_DIAG_H
+#define CG_DIAG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "timeline.h"
+
+/* Counts the diagnostic (bad lines in source.bad_lines, warnings in
+ * source.warnings) and keeps its text while fewer than CG_MAX_DIAGS are kept. */
+void cg_diag_add(cg_timeline *tl, cg_diag_kind kind, uint64_t line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Prints kept diagnostics as "file:line: message", at most max of them,
+ * then a line saying how many more there were. */
+void cg_diag_print(const cg_timeline *tl, FILE *out, size_t max);
+
+#endif

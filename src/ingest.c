@@ -1,0 +1,182 @@
+#include "ingest.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "diag.h"
+#include "jsonl.h"
+#include "progress.h"
+#include "reader.h"
+#include "record.h"
+#include "xalloc.h"
+
+typedef struct ingest {
+	cg_timeline *tl;
+	const cg_ingest_options *o;
+	cg_jsonl_parser *parser;
+	const char *name;
+	uint64_t records;
+} ingest;
+
+static bool blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return false;
+	return true;
+}
+
+static int bad_line(ingest *in, uint64_t line, const char *msg, cg_error *err)
+{
+	if (in->o->strict)
+		return cg_error_set(err, CG_EINPUT, "%s:%" PRIu64 ": %s", in->name, line, msg);
+	cg_diag_add(in->tl, CG_DIAG_BAD_LINE, line, "%s", msg);
+	return 0;
+}
+
+static void mark_truncated(ingest *in, uint64_t line, const char *note)
+{
+	cg_source *src = &in->tl->source;
+	if (src->truncated)
+		return;
+	src->truncated = true;
+	src->truncated_line = line;
+	src->truncation_note = cg_strdup(note);
+}
+
+/* line[len] is writable: the newline, or the spare byte after the last line. */
+static int one_line(ingest *in, char *line, size_t len, uint64_t lineno, bool last_unterminated,
+		    cg_error *err)
+{
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	if (blank(line, len)) {
+		in->tl->source.blank_lines++;
+		return 0;
+	}
+	char msg[512];
+	if (len > in->o->max_line_bytes) {
+		snprintf(msg, sizeof msg, "line is %zu bytes, longer than the limit of %zu (--max-line-bytes)",
+			 len, in->o->max_line_bytes);
+		return bad_line(in, lineno, msg, err);
+	}
+	if (lineno >= UINT32_MAX)
+		return cg_error_set(err, CG_ELIMIT, "%s: more than %u lines", in->name, UINT32_MAX - 1);
+	line[len] = '\0';
+	const cg_fields *f;
+	if (cg_jsonl_parse(in->parser, line, len, &f, msg, sizeof msg) < 0) {
+		if (last_unterminated) {
+			char note[160];
+			snprintf(note, sizeof note,
+				 "trace ends mid-record at line %" PRIu64 " (the recording process probably died)",
+				 lineno);
+			mark_truncated(in, lineno, note);
+			return 0;
+		}
+		return bad_line(in, lineno, msg, err);
+	}
+	int rc = cg_record_add(in->tl, f, (uint32_t)lineno, msg, sizeof msg);
+	if (rc == CG_RECORD_ADDED) {
+		in->records++;
+		return 0;
+	}
+	if (rc == CG_RECORD_BAD)
+		return bad_line(in, lineno, msg, err);
+	if (rc == CG_RECORD_UNKNOWN_KIND) {
+		cg_diag_add(in->tl, CG_DIAG_WARNING, lineno, "%s (skipped)", msg);
+		return 0;
+	}
+	return cg_error_set(err, rc, "%s:%" PRIu64 ": %s", in->name, lineno, msg);
+}
+
+static int one_block(ingest *in, cg_block *b, cg_error *err)
+{
+	if (b->overlong) {
+		in->tl->source.lines = b->first_line;
+		char msg[160];
+		snprintf(msg, sizeof msg, "line is longer than the limit of %zu bytes (--max-line-bytes)",
+			 in->o->max_line_bytes);
+		return bad_line(in, b->first_line, msg, err);
+	}
+	in->tl->source.lines = b->first_line + b->nlines - 1;
+	char *p = b->data, *end = b->data + b->len;
+	uint64_t lineno = b->first_line;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		int rc = one_line(in, p, len, lineno, !nl && b->ends_without_newline, err);
+		if (rc < 0)
+			return rc;
+		p += len + 1;
+		lineno++;
+	}
+	return 0;
+}
+
+static void describe_source(cg_timeline *tl, const char *path, const cg_reader *r)
+{
+	cg_source *src = &tl->source;
+	src->path = cg_strdup(path);
+	src->display_name = cg_strdup(cg_reader_name(r));
+	src->format = cg_strdup("candle-graph/trace/6 JSONL");
+	src->gzip = cg_reader_is_gzip(r);
+}
+
+int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, cg_error *err)
+{
+	cg_ingest_options defaults = CG_INGEST_OPTIONS_INIT;
+	if (!o)
+		o = &defaults;
+	*out = NULL;
+
+	cg_reader_options ro = CG_READER_OPTIONS_INIT;
+	ro.max_line_bytes = o->max_line_bytes;
+	cg_reader *r = NULL;
+	int rc = cg_reader_open(&r, path, &ro, err);
+	if (rc < 0)
+		return rc;
+
+	cg_timeline_limits lim = {o->max_string_bytes};
+	ingest in = {cg_timeline_new(&lim), o, cg_jsonl_parser_new(), cg_reader_name(r), 0};
+	describe_source(in.tl, path, r);
+	cg_progress progress;
+	cg_progress_start(&progress, o->progress, in.name, cg_reader_file_size(r));
+
+	cg_block b;
+	while ((rc = cg_reader_next(r, &b, err)) > 0) {
+		rc = one_block(&in, &b, err);
+		cg_reader_release(r, &b);
+		if (rc < 0)
+			break;
+		cg_progress_update(&progress, cg_reader_bytes_in(r));
+	}
+	cg_progress_finish(&progress);
+
+	cg_source *src = &in.tl->source;
+	src->file_bytes = cg_reader_bytes_in(r);
+	src->data_bytes = cg_reader_bytes_out(r);
+	if (rc == 0 && cg_reader_gzip_truncated(r)) {
+		mark_truncated(&in, src->lines, "the gzip stream ends early: the file was cut short");
+		cg_diag_add(in.tl, CG_DIAG_WARNING, 0, "gzip stream ends before its end marker (file cut short)");
+	}
+	if (rc == 0 && in.records == 0) {
+		if (src->lines == src->blank_lines && !src->truncated)
+			rc = cg_error_set(err, CG_EINPUT, "%s: the trace is empty", in.name);
+		else
+			rc = cg_error_set(err, CG_EINPUT, "%s: no record could be read (%" PRIu64
+					  " lines, %" PRIu64 " bad)", in.name, src->lines, src->bad_lines);
+	}
+	if (rc == 0 && !src->meta_seen)
+		cg_diag_add(in.tl, CG_DIAG_WARNING, 0, "no meta record: the run's metadata is unknown");
+	if (rc == 0)
+		rc = cg_timeline_finalize(in.tl, err);
+
+	cg_jsonl_parser_free(in.parser);
+	cg_reader_close(r);
+	if (rc < 0) {
+		cg_timeline_free(in.tl);
+		return rc;
+	}
+	*out = in.tl;
+	return 0;
+}

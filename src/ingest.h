@@ -1,0 +1,38 @@
+/* Ingest: a trace file into a finalized timeline.
+ *
+ *     cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
+ *     cg_timeline *tl;
+ *     cg_error err;
+ *     if (cg_ingest(&tl, "run.jsonl.gz", &o, &err) < 0) {
+ *             fprintf(stderr, "cgmem: %s\n", err.msg);
+ *             ...
+ *     }
+ *     cg_diag_print(tl, stderr, 20);   // bad lines and warnings
+ *     cg_timeline_free(tl);
+ *
+ * Bad lines are skipped and counted (the first is fatal with strict); a
+ * last line cut mid-record marks the trace truncated. */
+#ifndef CG_INGEST_H
+#define CG_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "timeline.h"
+
+typedef struct cg_ingest_options {
+	bool strict;		 /* the first bad line is fatal */
+	FILE *progress;		 /* where to draw progress, or NULL */
+	size_t max_line_bytes;	 /* longer lines are bad lines */
+	size_t max_string_bytes; /* interned string memory; exceeding it is fatal */
+} cg_ingest_options;
+
+#define CG_INGEST_OPTIONS_INIT {false, NULL, (size_t)64 << 20, (size_t)2 << 30}
+
+/* Reads path ("-" for standard input). On success *out is a finalized
+ * timeline the caller frees. Fails with CG_EIO (cannot read), CG_EINPUT
+ * (strict and a bad line, corrupt gzip, no records at all) or CG_ELIMIT. */
+int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, cg_error *err);
+
+#endif

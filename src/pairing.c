@@ -1,0 +1,242 @@
+#include "pairing.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checked.h"
+#include "xalloc.h"
+
+/* Is every device's subsequence already in time order? Single-threaded
+ * writers produce this, so the common case costs one pass. */
+static bool times_in_order(const cg_timeline *tl, bool *grouped)
+{
+	uint64_t *last = cg_calloc(tl->ndevices ? tl->ndevices : 1, sizeof *last);
+	bool ordered = true;
+	*grouped = true;
+	for (size_t i = 0; i < tl->nmem; i++) {
+		const cg_mem *m = &tl->mem[i];
+		if (m->t_ns < last[m->device])
+			ordered = false;
+		last[m->device] = m->t_ns;
+		if (i > 0 && m->device < tl->mem[i - 1].device)
+			*grouped = false;
+	}
+	cg_free(last);
+	return ordered;
+}
+
+/* One stable counting pass over perm by an 8- or 16-bit key. */
+static void counting_pass(const cg_timeline *tl, uint32_t *perm, uint32_t *tmp, int shift, bool by_device)
+{
+	size_t n = tl->nmem;
+	size_t buckets = by_device ? (size_t)tl->ndevices : 256;
+	size_t *count = cg_calloc(buckets + 1, sizeof *count);
+	for (size_t i = 0; i < n; i++) {
+		const cg_mem *m = &tl->mem[perm[i]];
+		size_t k = by_device ? m->device : (size_t)((m->t_ns >> shift) & 0xff);
+		count[k + 1]++;
+	}
+	for (size_t k = 0; k < buckets; k++)
+		count[k + 1] += count[k];
+	for (size_t i = 0; i < n; i++) {
+		const cg_mem *m = &tl->mem[perm[i]];
+		size_t k = by_device ? m->device : (size_t)((m->t_ns >> shift) & 0xff);
+		tmp[count[k]++] = perm[i];
+	}
+	memcpy(perm, tmp, n * sizeof *perm);
+	cg_free(count);
+}
+
+/* Moves records so that position i holds the record perm[i] held. */
+static void apply_permutation(cg_mem *mem, uint32_t *perm, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (perm[i] == i)
+			continue;
+		cg_mem saved = mem[i];
+		size_t j = i;
+		while (perm[j] != i) {
+			size_t src = perm[j];
+			mem[j] = mem[src];
+			perm[j] = (uint32_t)j;
+			j = src;
+		}
+		mem[j] = saved;
+		perm[j] = (uint32_t)j;
+	}
+}
+
+/* Stable LSD radix sort by (device, time): time bytes from low to high,
+ * skipping bytes that are the same in every record, then the device. */
+static void sort_memory(cg_timeline *tl)
+{
+	size_t n = tl->nmem;
+	bool grouped;
+	bool ordered = times_in_order(tl, &grouped);
+	if (ordered && grouped)
+		return;
+	uint32_t *perm = cg_malloc(n * sizeof *perm);
+	uint32_t *tmp = cg_malloc(n * sizeof *tmp);
+	for (size_t i = 0; i < n; i++)
+		perm[i] = (uint32_t)i;
+	if (!ordered) {
+		uint64_t all_or = 0, all_and = UINT64_MAX;
+		for (size_t i = 0; i < n; i++) {
+			all_or |= tl->mem[i].t_ns;
+			all_and &= tl->mem[i].t_ns;
+		}
+		uint64_t varying = all_or ^ all_and;
+		for (int shift = 0; shift < 64; shift += 8)
+			if ((varying >> shift) & 0xff)
+				counting_pass(tl, perm, tmp, shift, false);
+	}
+	if (tl->ndevices > 1)
+		counting_pass(tl, perm, tmp, 0, true);
+	cg_free(tmp);
+	apply_permutation(tl->mem, perm, n);
+	cg_free(perm);
+}
+
+static int cmp_devmem(const void *a, const void *b)
+{
+	const cg_devmem *x = a, *y = b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+#define DEAD (CG_NONE - 1) /* the id was allocated and freed on this device */
+
+static void add_replacement(cg_timeline *tl, uint32_t alloc, uint32_t replaced)
+{
+	CG_GROW(tl->replacements, tl->replacements_cap, tl->nreplacements + 1);
+	tl->replacements[tl->nreplacements++] = (struct cg_replacement){alloc, replaced};
+}
+
+static void pair_free(cg_timeline *tl, cg_device *dev, uint32_t *live_of, uint32_t i)
+{
+	cg_mem *m = &tl->mem[i];
+	uint32_t prev = live_of[m->tensor];
+	const char *dname = cg_timeline_str(tl, dev->name);
+	if (prev == CG_NONE) {
+		m->flags |= CG_MEM_PREEXISTING;
+		dev->preexisting_count++;
+		cg_timeline_anomaly(tl, CG_ANOM_FREE_BEFORE_TRACE,
+				    "line %u: free of \"%s\" (%" PRIu64 " B) on %s, never allocated in the trace",
+				    m->line, cg_timeline_str(tl, m->tensor), m->bytes, dname);
+	} else if (prev == DEAD) {
+		m->flags |= CG_MEM_DOUBLE_FREE;
+		cg_timeline_anomaly(tl, CG_ANOM_DOUBLE_FREE,
+				    "line %u: free of \"%s\" on %s, which was already freed",
+				    m->line, cg_timeline_str(tl, m->tensor), dname);
+		m->bytes = 0;
+	} else {
+		cg_mem *a = &tl->mem[prev];
+		if (a->bytes != m->bytes) {
+			m->flags |= CG_MEM_BYTES_MISMATCH;
+			cg_timeline_anomaly(tl, CG_ANOM_BYTES_MISMATCH,
+					    "line %u: free of \"%s\" on %s says %" PRIu64
+					    " B; its allocation at line %u had %" PRIu64 " B",
+					    m->line, cg_timeline_str(tl, m->tensor), dname, m->bytes,
+					    a->line, a->bytes);
+			m->bytes = a->bytes;
+		}
+		a->pair = i;
+		m->pair = prev;
+	}
+	live_of[m->tensor] = DEAD;
+}
+
+static void pair_alloc(cg_timeline *tl, cg_device *dev, uint32_t *live_of, uint32_t i)
+{
+	cg_mem *m = &tl->mem[i];
+	uint32_t prev = live_of[m->tensor];
+	if (prev != CG_NONE && prev != DEAD) {
+		cg_mem *old = &tl->mem[prev];
+		cg_timeline_anomaly(tl, CG_ANOM_ALLOC_OF_LIVE_ID,
+				    "line %u: \"%s\" allocated on %s while its allocation at line %u was live",
+				    m->line, cg_timeline_str(tl, m->tensor),
+				    cg_timeline_str(tl, dev->name), old->line);
+		old->flags |= CG_MEM_REPLACED;
+		old->pair = i;
+		m->flags |= CG_MEM_REPLACES;
+		add_replacement(tl, i, prev);
+	}
+	live_of[m->tensor] = i;
+}
+
+/* Sums live bytes through the device's records, checking for overflow, and
+ * records what is live at the end. */
+static int sum_live(cg_timeline *tl, cg_device *dev, cg_error *err)
+{
+	uint64_t pre = 0, live;
+	for (uint32_t k = 0; k < dev->mem_count; k++) {
+		const cg_mem *m = &tl->mem[dev->mem_first + k];
+		if (m->flags & CG_MEM_PREEXISTING && !cg_add_u64(pre, m->bytes, &pre))
+			goto overflow_start;
+	}
+	dev->preexisting_bytes = pre;
+	if (!cg_add_u64(pre, dev->baseline_bytes, &live))
+		goto overflow_start;
+	uint32_t count = 0;
+	for (uint32_t k = 0; k < dev->mem_count; k++) {
+		uint32_t i = dev->mem_first + k;
+		const cg_mem *m = &tl->mem[i];
+		if (!cg_add_u64(live, cg_mem_added(m), &live))
+			return cg_error_set(err, CG_EINPUT,
+					    "%s:%u: live bytes on %s exceed 2^64 - 1 bytes",
+					    tl->source.display_name ? tl->source.display_name : "trace",
+					    m->line, cg_timeline_str(tl, dev->name));
+		live -= cg_timeline_mem_removed(tl, i);
+		if (m->action == CG_ALLOC && m->pair == CG_NONE)
+			count++;
+	}
+	dev->live_at_end = live;
+	dev->live_count_at_end = count;
+	return 0;
+overflow_start:
+	return cg_error_set(err, CG_EINPUT,
+			    "%s: bytes live on %s before the first record exceed 2^64 - 1 bytes",
+			    tl->source.display_name ? tl->source.display_name : "trace",
+			    cg_timeline_str(tl, dev->name));
+}
+
+int cg_pairing_run(cg_timeline *tl, cg_error *err)
+{
+	sort_memory(tl);
+	if (tl->ndevmem > 1)
+		qsort(tl->devmem, tl->ndevmem, sizeof *tl->devmem, cmp_devmem);
+	for (size_t i = 0; i < tl->ndevmem; i++)
+		tl->devices[tl->devmem[i].device].devmem_count++;
+
+	uint32_t nstrings = cg_strtab_count(tl->strings);
+	uint32_t *live_of = cg_malloc(((size_t)nstrings ? nstrings : 1) * sizeof *live_of);
+	memset(live_of, 0xff, (size_t)nstrings * sizeof *live_of);
+
+	size_t i = 0;
+	int rc = 0;
+	for (uint32_t d = 0; d < tl->ndevices && rc == 0; d++) {
+		cg_device *dev = &tl->devices[d];
+		dev->mem_first = (uint32_t)i;
+		size_t end = i;
+		while (end < tl->nmem && tl->mem[end].device == d)
+			end++;
+		dev->mem_count = (uint32_t)(end - i);
+		for (size_t k = i; k < end; k++) {
+			tl->mem[k].pair = CG_NONE;
+			if (tl->mem[k].action == CG_ALLOC)
+				pair_alloc(tl, dev, live_of, (uint32_t)k);
+			else
+				pair_free(tl, dev, live_of, (uint32_t)k);
+		}
+		for (size_t k = i; k < end; k++) /* reset only what this device touched */
+			live_of[tl->mem[k].tensor] = CG_NONE;
+		rc = sum_live(tl, dev, err);
+		i = end;
+	}
+	cg_free(live_of);
+	return rc;
+}

@@ -1,0 +1,44 @@
+#include "progress.h"
+
+#include <time.h>
+
+double cg_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void cg_progress_start(cg_progress *p, FILE *out, const char *name, uint64_t total)
+{
+	*p = (cg_progress){out, name, total, cg_now(), 0, false};
+	p->last = p->start;
+}
+
+void cg_progress_update(cg_progress *p, uint64_t done)
+{
+	if (!p->out)
+		return;
+	double now = cg_now();
+	if (now - p->last < 0.25)
+		return;
+	p->last = now;
+	double mib = (double)done / (1024.0 * 1024.0);
+	double rate = (double)done / 1e6 / (now - p->start);
+	if (p->total)
+		fprintf(p->out, "\r\033[Kreading %s: %.1f of %.1f MiB (%.0f%%), %.0f MB/s", p->name, mib,
+			(double)p->total / (1024.0 * 1024.0), 100.0 * (double)done / (double)p->total, rate);
+	else
+		fprintf(p->out, "\r\033[Kreading %s: %.1f MiB, %.0f MB/s", p->name, mib, rate);
+	fflush(p->out);
+	p->shown = true;
+}
+
+void cg_progress_finish(cg_progress *p)
+{
+	if (p->out && p->shown) {
+		fprintf(p->out, "\r\033[K");
+		fflush(p->out);
+	}
+	p->shown = false;
+}

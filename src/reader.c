@@ -1,0 +1,362 @@
+#include "reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "xalloc.h"
+
+#define IN_BYTES ((size_t)1 << 20)
+
+struct cg_reader {
+	int fd;
+	bool own_fd;
+	char *name;
+	uint64_t file_size;
+	uint64_t bytes_in, bytes_out;
+
+	unsigned char *in; /* compressed input, or the first bytes of a plain file */
+	size_t in_len, in_pos;
+	bool eof_in;
+
+	bool gzip;
+	bool gzip_truncated;
+	bool stream_open;
+	z_stream z;
+
+	size_t max_line, block_bytes;
+	char *carry; /* the start of a line cut by the previous block */
+	size_t carry_len, carry_cap;
+	uint64_t next_line;
+	bool done;
+	char *spare; /* a released block buffer */
+	size_t spare_cap;
+};
+
+static int read_error(cg_reader *r, cg_error *err)
+{
+	return cg_error_set(err, CG_EIO, "%s: %s", r->name, strerror(errno));
+}
+
+static int fill_in(cg_reader *r, cg_error *err)
+{
+	r->in_pos = 0;
+	r->in_len = 0;
+	for (;;) {
+		ssize_t n = read(r->fd, r->in, IN_BYTES);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return read_error(r, err);
+		if (n == 0)
+			r->eof_in = true;
+		r->in_len = (size_t)n;
+		r->bytes_in += (uint64_t)n;
+		return 0;
+	}
+}
+
+int cg_reader_open(cg_reader **out, const char *path, const cg_reader_options *o, cg_error *err)
+{
+	cg_reader_options opts = CG_READER_OPTIONS_INIT;
+	if (o)
+		opts = *o;
+	*out = NULL;
+	cg_reader *r = cg_calloc(1, sizeof *r);
+	r->max_line = opts.max_line_bytes;
+	r->block_bytes = opts.block_bytes;
+	r->next_line = 1;
+	if (strcmp(path, "-") == 0) {
+		r->fd = 0;
+		r->name = cg_strdup("<stdin>");
+	} else {
+		r->name = cg_strdup(path);
+		/* O_NONBLOCK so a FIFO without a writer cannot hang the open. */
+		r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (r->fd < 0) {
+			int rc = read_error(r, err);
+			cg_reader_close(r);
+			return rc;
+		}
+		r->own_fd = true;
+		int flags = fcntl(r->fd, F_GETFL);
+		if (flags >= 0)
+			fcntl(r->fd, F_SETFL, flags & ~O_NONBLOCK);
+	}
+	struct stat st;
+	if (fstat(r->fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			cg_error_set(err, CG_EIO, "%s: is a directory, not a trace file", r->name);
+			cg_reader_close(r);
+			return CG_EIO;
+		}
+		if (S_ISREG(st.st_mode))
+			r->file_size = (uint64_t)st.st_size;
+	}
+	r->in = cg_malloc(IN_BYTES);
+	int rc = fill_in(r, err);
+	if (rc < 0) {
+		cg_reader_close(r);
+		return rc;
+	}
+	/* A short first read of a pipe may hold one byte only; read the second. */
+	if (r->in_len == 1 && !r->eof_in) {
+		ssize_t n;
+		do
+			n = read(r->fd, r->in + 1, IN_BYTES - 1);
+		while (n < 0 && errno == EINTR);
+		if (n < 0) {
+			rc = read_error(r, err);
+			cg_reader_close(r);
+			return rc;
+		}
+		r->in_len += (size_t)n;
+		r->bytes_in += (uint64_t)n;
+		r->eof_in = n == 0;
+	}
+	r->gzip = r->in_len >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b;
+	if (r->gzip) {
+		if (inflateInit2(&r->z, 16 + MAX_WBITS) != Z_OK) {
+			cg_error_set(err, CG_EIO, "%s: cannot start gzip decompression", r->name);
+			cg_reader_close(r);
+			return CG_EIO;
+		}
+		r->stream_open = true;
+	}
+	*out = r;
+	return 0;
+}
+
+void cg_reader_close(cg_reader *r)
+{
+	if (!r)
+		return;
+	if (r->stream_open)
+		inflateEnd(&r->z);
+	if (r->own_fd)
+		close(r->fd);
+	cg_free(r->name);
+	cg_free(r->in);
+	cg_free(r->carry);
+	cg_free(r->spare);
+	cg_free(r);
+}
+
+/* Decompresses into dst; returns bytes produced, 0 at the end. */
+static int64_t inflate_some(cg_reader *r, char *dst, size_t n, cg_error *err)
+{
+	size_t produced = 0;
+	while (produced < n && !r->done) {
+		if (r->in_pos == r->in_len) {
+			if (r->eof_in) {
+				/* The file ended inside the gzip stream. */
+				if (r->stream_open)
+					r->gzip_truncated = true;
+				r->done = true;
+				break;
+			}
+			int rc = fill_in(r, err);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		if (!r->stream_open) {
+			/* After a member: another gzip member, or trailing bytes. */
+			if (r->in[r->in_pos] != 0x1f) {
+				r->done = true;
+				break;
+			}
+			inflateReset(&r->z);
+			r->stream_open = true;
+		}
+		r->z.next_in = r->in + r->in_pos;
+		r->z.avail_in = (uInt)(r->in_len - r->in_pos);
+		r->z.next_out = (Bytef *)dst + produced;
+		size_t room = n - produced;
+		r->z.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
+		int zrc = inflate(&r->z, Z_NO_FLUSH);
+		produced += room - r->z.avail_out;
+		r->in_pos = r->in_len - r->z.avail_in;
+		if (zrc == Z_STREAM_END) {
+			r->stream_open = false;
+		} else if (zrc == Z_DATA_ERROR || zrc == Z_NEED_DICT) {
+			return cg_error_set(err, CG_EINPUT, "%s: gzip data is corrupt (%s) after %llu bytes",
+					    r->name, r->z.msg ? r->z.msg : "invalid data",
+					    (unsigned long long)r->bytes_out + produced);
+		} else if (zrc == Z_MEM_ERROR) {
+			return cg_error_set(err, CG_EIO, "%s: out of memory while decompressing", r->name);
+		}
+	}
+	return (int64_t)produced;
+}
+
+static int64_t read_plain(cg_reader *r, char *dst, size_t n, cg_error *err)
+{
+	if (r->in_pos < r->in_len) {
+		size_t k = r->in_len - r->in_pos < n ? r->in_len - r->in_pos : n;
+		memcpy(dst, r->in + r->in_pos, k);
+		r->in_pos += k;
+		return (int64_t)k;
+	}
+	if (r->eof_in) {
+		r->done = true;
+		return 0;
+	}
+	for (;;) {
+		ssize_t k = read(r->fd, dst, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return read_error(r, err);
+		r->bytes_in += (uint64_t)k;
+		if (k == 0) {
+			r->eof_in = true;
+			r->done = true;
+		}
+		return k;
+	}
+}
+
+static int64_t produce(cg_reader *r, char *dst, size_t n, cg_error *err)
+{
+	int64_t k = r->gzip ? inflate_some(r, dst, n, err) : read_plain(r, dst, n, err);
+	if (k > 0)
+		r->bytes_out += (uint64_t)k;
+	return k;
+}
+
+static uint64_t count_lines(const char *p, size_t n)
+{
+	uint64_t count = 0;
+	const char *end = p + n;
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		count++;
+		p++;
+	}
+	return count;
+}
+
+/* Skips the rest of an overlong line; returns bytes skipped or an error. */
+static int64_t skip_line(cg_reader *r, cg_block *b, cg_error *err)
+{
+	int64_t skipped = 0;
+	for (;;) {
+		int64_t k = produce(r, b->data, b->cap, err);
+		if (k < 0)
+			return k;
+		if (k == 0)
+			return skipped;
+		char *nl = memchr(b->data, '\n', (size_t)k);
+		if (nl) {
+			size_t used = (size_t)(nl - b->data) + 1;
+			skipped += (int64_t)used;
+			/* What follows the newline starts the next block. */
+			r->carry_len = 0;
+			CG_GROW(r->carry, r->carry_cap, (size_t)k - used);
+			memcpy(r->carry, nl + 1, (size_t)k - used);
+			r->carry_len = (size_t)k - used;
+			return skipped;
+		}
+		skipped += k;
+	}
+}
+
+int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err)
+{
+	memset(b, 0, sizeof *b);
+	if (r->done && r->carry_len == 0)
+		return 0;
+	b->cap = r->block_bytes > r->carry_len ? r->block_bytes : r->carry_len * 2;
+	if (r->spare && r->spare_cap >= b->cap) {
+		b->data = r->spare;
+		b->cap = r->spare_cap;
+		r->spare = NULL;
+	} else {
+		b->data = cg_malloc(b->cap);
+	}
+	memcpy(b->data, r->carry, r->carry_len);
+	b->len = r->carry_len;
+	r->carry_len = 0;
+	b->first_line = r->next_line;
+
+	size_t scanned = 0; /* bytes of b->data known to hold no newline */
+	for (;;) {
+		char *last = NULL;
+		for (size_t i = b->len; i > scanned; i--) {
+			if (b->data[i - 1] == '\n') {
+				last = b->data + i - 1;
+				break;
+			}
+		}
+		if (last) {
+			size_t used = (size_t)(last - b->data) + 1;
+			CG_GROW(r->carry, r->carry_cap, b->len - used);
+			memcpy(r->carry, last + 1, b->len - used);
+			r->carry_len = b->len - used;
+			b->len = used;
+			b->nlines = count_lines(b->data, used);
+			r->next_line += b->nlines;
+			return 1;
+		}
+		scanned = b->len;
+		if (r->done) {
+			if (b->len == 0) {
+				cg_reader_release(r, b);
+				return 0;
+			}
+			b->ends_without_newline = true;
+			if (b->len == b->cap) /* room for the NUL the parser needs */
+				b->data = cg_realloc(b->data, ++b->cap);
+			b->nlines = 1;
+			r->next_line++;
+			return 1;
+		}
+		if (b->len == b->cap) {
+			if (b->cap > r->max_line) {
+				/* One line longer than the limit: skip it. */
+				int64_t skipped = skip_line(r, b, err);
+				if (skipped < 0)
+					return (int)skipped;
+				b->overlong = true;
+				b->overlong_bytes = b->len + (uint64_t)skipped;
+				b->len = 0;
+				b->nlines = 1;
+				r->next_line++;
+				return 1;
+			}
+			size_t ncap = b->cap * 2 > r->max_line + 1 ? r->max_line + 1 : b->cap * 2;
+			b->data = cg_realloc(b->data, ncap);
+			b->cap = ncap;
+		}
+		int64_t k = produce(r, b->data + b->len, b->cap - b->len, err);
+		if (k < 0) {
+			cg_reader_release(r, b);
+			return (int)k;
+		}
+		b->len += (size_t)k;
+	}
+}
+
+void cg_reader_release(cg_reader *r, cg_block *b)
+{
+	if (!b->data)
+		return;
+	if (!r->spare || b->cap > r->spare_cap) {
+		cg_free(r->spare);
+		r->spare = b->data;
+		r->spare_cap = b->cap;
+	} else {
+		cg_free(b->data);
+	}
+	b->data = NULL;
+}
+
+const char *cg_reader_name(const cg_reader *r) { return r->name; }
+bool cg_reader_is_gzip(const cg_reader *r) { return r->gzip; }
+bool cg_reader_gzip_truncated(const cg_reader *r) { return r->gzip_truncated; }
+uint64_t cg_reader_file_size(const cg_reader *r) { return r->file_size; }
+uint64_t cg_reader_bytes_in(const cg_reader *r) { return r->bytes_in; }
+uint64_t cg_reader_bytes_out(const cg_reader *r) { return r->bytes_out; }

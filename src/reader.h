@@ -1,0 +1,65 @@
+/* Reads a trace file (or standard input) as blocks of whole lines, plain or
+ * gzip-compressed (decided by the first bytes, not the name), never holding
+ * more of the file than one block.
+ *
+ *     cg_reader *r;
+ *     if (cg_reader_open(&r, "run.jsonl.gz", NULL, &err) < 0) ...;
+ *     cg_block b;
+ *     while ((rc = cg_reader_next(r, &b, &err)) > 0) {
+ *             ...lines in b.data[0 .. b.len)...
+ *             cg_reader_release(r, &b);
+ *     }
+ *     cg_reader_close(r);
+ */
+#ifndef CG_READER_H
+#define CG_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+typedef struct cg_reader_options {
+	size_t max_line_bytes; /* longer lines are skipped and reported */
+	size_t block_bytes;    /* size of a block of lines */
+} cg_reader_options;
+
+#define CG_READER_OPTIONS_INIT {(size_t)64 << 20, (size_t)4 << 20}
+
+/* A block of lines. Every line ends in '\n' except, when
+ * ends_without_newline is set, the last line of the file; cap > len, so a
+ * line may be NUL-terminated in place. When overlong is set the block holds
+ * no data: line first_line was longer than the limit (overlong_bytes long)
+ * and was skipped. */
+typedef struct cg_block {
+	char *data;
+	size_t len, cap;
+	uint64_t first_line;
+	uint64_t nlines;
+	bool ends_without_newline;
+	bool overlong;
+	uint64_t overlong_bytes;
+} cg_block;
+
+typedef struct cg_reader cg_reader;
+
+/* path "-" reads standard input. Errors name the file: "run.jsonl: No such file or directory". */
+int cg_reader_open(cg_reader **out, const char *path, const cg_reader_options *o, cg_error *err);
+void cg_reader_close(cg_reader *r);
+
+/* Returns 1 with the next block in *b, 0 at the end of the file, or a
+ * negative code (a read error, corrupt gzip data). */
+int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err);
+/* Gives a block's buffer back for reuse. */
+void cg_reader_release(cg_reader *r, cg_block *b);
+
+const char *cg_reader_name(const cg_reader *r); /* the path, or "<stdin>" */
+bool cg_reader_is_gzip(const cg_reader *r);
+/* True when a gzip stream ended before its end marker (the file was cut short). */
+bool cg_reader_gzip_truncated(const cg_reader *r);
+uint64_t cg_reader_file_size(const cg_reader *r); /* 0 when not known */
+uint64_t cg_reader_bytes_in(const cg_reader *r);  /* read from the file so far */
+uint64_t cg_reader_bytes_out(const cg_reader *r); /* after decompression */
+
+#endif

@@ -1,0 +1,197 @@
+#include "strtab.h"
+
+#include <string.h>
+
+#include "error.h"
+#include "xalloc.h"
+
+typedef struct entry {
+	uint64_t offset;
+	uint32_t len;
+	uint32_t hash;
+} entry;
+
+struct cg_strtab {
+	char *text;
+	size_t text_len, text_cap;
+	entry *entries;
+	size_t count, entries_cap;
+	uint32_t *slots; /* open addressing; UINT32_MAX marks an empty slot */
+	size_t nslots;
+	size_t limit;
+};
+
+#define EMPTY_SLOT UINT32_MAX
+
+static inline uint64_t read64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint64_t mix(uint64_t a, uint64_t b)
+{
+	__uint128_t r = (__uint128_t)a * b;
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/* A wyhash-style multiply-mix hash: fast on short keys, good avalanche. */
+uint64_t cg_hash_bytes(const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	const uint64_t k0 = 0xa0761d6478bd642full, k1 = 0xe7037ed1a0b428dbull;
+	uint64_t h = k0 ^ n;
+	while (n >= 16) {
+		h = mix(read64(p) ^ k1, read64(p + 8) ^ h);
+		p += 16;
+		n -= 16;
+	}
+	uint64_t a = 0, b = 0;
+	if (n >= 8) {
+		a = read64(p);
+		b = read64(p + n - 8);
+	} else if (n > 0) {
+		unsigned char tail[8] = {0};
+		memcpy(tail, p, n);
+		a = read64(tail);
+	}
+	return mix(a ^ k1, b ^ h ^ k0);
+}
+
+static size_t table_bytes(const cg_strtab *t)
+{
+	return t->text_cap + t->entries_cap * sizeof(entry) + t->nslots * sizeof(uint32_t);
+}
+
+static void rehash(cg_strtab *t, size_t nslots)
+{
+	cg_free(t->slots);
+	t->slots = cg_malloc(nslots * sizeof(uint32_t));
+	memset(t->slots, 0xff, nslots * sizeof(uint32_t));
+	t->nslots = nslots;
+	for (size_t i = 0; i < t->count; i++) {
+		size_t s = t->entries[i].hash & (nslots - 1);
+		while (t->slots[s] != EMPTY_SLOT)
+			s = (s + 1) & (nslots - 1);
+		t->slots[s] = (uint32_t)i;
+	}
+}
+
+cg_strtab *cg_strtab_new(size_t max_bytes)
+{
+	cg_strtab *t = cg_calloc(1, sizeof *t);
+	t->limit = max_bytes;
+	rehash(t, 64);
+	cg_str empty;
+	int rc = cg_strtab_intern(t, "", 0, &empty);
+	(void)rc; /* the empty string always fits */
+	return t;
+}
+
+void cg_strtab_free(cg_strtab *t)
+{
+	if (!t)
+		return;
+	cg_free(t->text);
+	cg_free(t->entries);
+	cg_free(t->slots);
+	cg_free(t);
+}
+
+static int lookup(const cg_strtab *t, const char *s, size_t n, uint32_t hash, size_t *slot)
+{
+	size_t i = hash & (t->nslots - 1);
+	for (;;) {
+		uint32_t id = t->slots[i];
+		if (id == EMPTY_SLOT) {
+			*slot = i;
+			return 0;
+		}
+		const entry *e = &t->entries[id];
+		if (e->hash == hash && e->len == n && memcmp(t->text + e->offset, s, n) == 0) {
+			*slot = i;
+			return 1;
+		}
+		i = (i + 1) & (t->nslots - 1);
+	}
+}
+
+int cg_strtab_find(const cg_strtab *t, const char *s, size_t n, cg_str *out)
+{
+	size_t slot;
+	if (!lookup(t, s, n, (uint32_t)cg_hash_bytes(s, n), &slot))
+		return 0;
+	*out = t->slots[slot];
+	return 1;
+}
+
+/* Would growing text to text_need and entries to count_need exceed the limit? */
+static int over_limit(const cg_strtab *t, size_t extra)
+{
+	size_t total;
+	return t->limit && (__builtin_add_overflow(table_bytes(t), extra, &total) || total > t->limit);
+}
+
+int cg_strtab_intern(cg_strtab *t, const char *s, size_t n, cg_str *out)
+{
+	uint32_t hash = (uint32_t)cg_hash_bytes(s, n);
+	size_t slot;
+	if (lookup(t, s, n, hash, &slot)) {
+		*out = t->slots[slot];
+		return 0;
+	}
+	if (n >= UINT32_MAX || t->count >= UINT32_MAX - 1)
+		return CG_ELIMIT;
+
+	size_t need = t->text_len + n + 1;
+	size_t extra = 0;
+	if (need > t->text_cap)
+		extra += (need > 2 * t->text_cap ? need : 2 * t->text_cap) - t->text_cap;
+	if (t->count + 1 > t->entries_cap)
+		extra += (t->entries_cap ? t->entries_cap : 16) * sizeof(entry);
+	if ((t->count + 1) * 2 > t->nslots)
+		extra += t->nslots * sizeof(uint32_t);
+	if (over_limit(t, extra))
+		return CG_ELIMIT;
+
+	CG_GROW(t->text, t->text_cap, need);
+	memcpy(t->text + t->text_len, s, n);
+	t->text[t->text_len + n] = '\0';
+	CG_GROW(t->entries, t->entries_cap, t->count + 1);
+	t->entries[t->count] = (entry){t->text_len, (uint32_t)n, hash};
+	t->text_len = need;
+	*out = (cg_str)t->count;
+	t->count++;
+	if (t->count * 2 > t->nslots) {
+		rehash(t, t->nslots * 2);
+	} else {
+		t->slots[slot] = *out;
+	}
+	return 0;
+}
+
+const char *cg_strtab_get(const cg_strtab *t, cg_str id)
+{
+	return id < t->count ? t->text + t->entries[id].offset : "";
+}
+
+size_t cg_strtab_len(const cg_strtab *t, cg_str id)
+{
+	return id < t->count ? t->entries[id].len : 0;
+}
+
+uint32_t cg_strtab_count(const cg_strtab *t)
+{
+	return (uint32_t)t->count;
+}
+
+size_t cg_strtab_bytes(const cg_strtab *t)
+{
+	return sizeof *t + table_bytes(t);
+}
+
+size_t cg_strtab_limit(const cg_strtab *t)
+{
+	return t->limit;
+}

@@ -1,0 +1,43 @@
+/* String interning: each distinct byte string is stored once and named by a
+ * small integer, so records hold 4-byte ids instead of pointers.
+ *
+ *     cg_strtab *t = cg_strtab_new(64 << 20);
+ *     cg_str id;
+ *     if (cg_strtab_intern(t, "aten::mm", 8, &id) < 0) ...limit reached...
+ *     puts(cg_strtab_get(t, id));
+ *     cg_strtab_free(t);
+ *
+ * Id 0 is always the empty string. Strings may hold any bytes (shapes are
+ * interned as arrays of uint64); each is stored NUL-terminated. */
+#ifndef CG_STRTAB_H
+#define CG_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t cg_str;
+#define CG_STR_EMPTY ((cg_str)0)
+
+typedef struct cg_strtab cg_strtab;
+
+/* max_bytes bounds the table's whole memory (text, index and hash); 0 means no limit. */
+cg_strtab *cg_strtab_new(size_t max_bytes);
+void cg_strtab_free(cg_strtab *t);
+
+/* Interns s[0..n). Returns 0, or CG_ELIMIT when the table would exceed its limit. */
+int cg_strtab_intern(cg_strtab *t, const char *s, size_t n, cg_str *out);
+/* Looks s up without adding it; returns 1 when found. */
+int cg_strtab_find(const cg_strtab *t, const char *s, size_t n, cg_str *out);
+
+/* The string for id, NUL-terminated; borrowed, valid until the next intern. */
+const char *cg_strtab_get(const cg_strtab *t, cg_str id);
+size_t cg_strtab_len(const cg_strtab *t, cg_str id);
+uint32_t cg_strtab_count(const cg_strtab *t);
+/* Bytes of memory the table holds. */
+size_t cg_strtab_bytes(const cg_strtab *t);
+size_t cg_strtab_limit(const cg_strtab *t);
+
+/* 64-bit hash of a byte string, shared with other hash tables. */
+uint64_t cg_hash_bytes(const void *p, size_t n);
+
+#endif

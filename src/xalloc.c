@@ -1,0 +1,104 @@
+#include "xalloc.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cg_allocator current = {malloc, realloc, free};
+
+void cg_set_allocator(const cg_allocator *a)
+{
+	if (a)
+		current = *a;
+	else
+		current = (cg_allocator){malloc, realloc, free};
+}
+
+static void out_of_memory(size_t n)
+{
+	fprintf(stderr, "cgmem: out of memory (allocating %zu bytes)\n", n);
+	exit(1);
+}
+
+void *cg_malloc(size_t n)
+{
+	void *p = current.malloc(n ? n : 1);
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+void *cg_calloc(size_t count, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(count, size, &n))
+		out_of_memory(SIZE_MAX);
+	void *p = cg_malloc(n);
+	memset(p, 0, n);
+	return p;
+}
+
+void *cg_realloc(void *p, size_t n)
+{
+	void *q = current.realloc(p, n ? n : 1);
+	if (!q)
+		out_of_memory(n);
+	return q;
+}
+
+void *cg_reallocarray(void *p, size_t count, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(count, size, &n))
+		out_of_memory(SIZE_MAX);
+	return cg_realloc(p, n);
+}
+
+char *cg_strndup(const char *s, size_t n)
+{
+	char *d = cg_malloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+char *cg_strdup(const char *s)
+{
+	return cg_strndup(s, strlen(s));
+}
+
+char *cg_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		out_of_memory(0);
+	char *s = cg_malloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void cg_free(void *p)
+{
+	if (p)
+		current.free(p);
+}
+
+void cg_grow(void **items, size_t *cap, size_t need, size_t elem_size)
+{
+	if (need <= *cap)
+		return;
+	size_t ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (__builtin_mul_overflow(ncap, 2, &ncap))
+			out_of_memory(SIZE_MAX);
+	}
+	*items = cg_reallocarray(*items, ncap, elem_size);
+	*cap = ncap;
+}

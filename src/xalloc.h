@@ -1,0 +1,39 @@
+/* Memory allocation for cgmem: every heap allocation goes through here.
+ *
+ * Running out of memory is not recoverable for a command-line analyzer, so
+ * these functions print a message and exit(1) instead of returning NULL
+ * (cmark makes the same choice). Tests can swap in a counting allocator
+ * with cg_set_allocator(). */
+#ifndef CG_XALLOC_H
+#define CG_XALLOC_H
+
+#include <stddef.h>
+
+typedef struct cg_allocator {
+	void *(*malloc)(size_t n);
+	void *(*realloc)(void *p, size_t n);
+	void (*free)(void *p);
+} cg_allocator;
+
+/* Replaces the allocator; NULL restores malloc/realloc/free. */
+void cg_set_allocator(const cg_allocator *a);
+
+void *cg_malloc(size_t n);
+void *cg_calloc(size_t count, size_t size);
+void *cg_realloc(void *p, size_t n);
+/* realloc for count * size bytes, overflow-checked. */
+void *cg_reallocarray(void *p, size_t count, size_t size);
+char *cg_strndup(const char *s, size_t n);
+char *cg_strdup(const char *s);
+/* Formats into a new heap string. */
+char *cg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cg_free(void *p);
+
+/* Grows *items (of elem_size each) so that it holds at least need elements;
+ * *cap is updated. Doubling growth, overflow-checked. */
+void cg_grow(void **items, size_t *cap, size_t need, size_t elem_size);
+
+#define CG_GROW(items, cap, need) \
+	cg_grow((void **)&(items), &(cap), (need), sizeof(*(items)))
+
+#endif
