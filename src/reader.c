@@ -24,7 +24,8 @@ struct cg_reader {
 
 	bool gzip;
 	bool gzip_truncated;
-	bool stream_open;
+	bool stream_open; /* inside a gzip member */
+	bool z_ready;	  /* inflateInit2 succeeded */
 	z_stream z;
 
 	size_t max_line, block_bytes;
@@ -125,6 +126,7 @@ int cg_reader_open(cg_reader **out, const char *path, const cg_reader_options *o
 			return CG_EIO;
 		}
 		r->stream_open = true;
+		r->z_ready = true;
 	}
 	*out = r;
 	return 0;
@@ -134,7 +136,7 @@ void cg_reader_close(cg_reader *r)
 {
 	if (!r)
 		return;
-	if (r->stream_open)
+	if (r->z_ready)
 		inflateEnd(&r->z);
 	if (r->own_fd)
 		close(r->fd);
@@ -256,7 +258,8 @@ static int64_t skip_line(cg_reader *r, cg_block *b, cg_error *err)
 			/* What follows the newline starts the next block. */
 			r->carry_len = 0;
 			CG_GROW(r->carry, r->carry_cap, (size_t)k - used);
-			memcpy(r->carry, nl + 1, (size_t)k - used);
+			if ((size_t)k > used)
+				memcpy(r->carry, nl + 1, (size_t)k - used);
 			r->carry_len = (size_t)k - used;
 			return skipped;
 		}
@@ -277,7 +280,8 @@ int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err)
 	} else {
 		b->data = cg_malloc(b->cap);
 	}
-	memcpy(b->data, r->carry, r->carry_len);
+	if (r->carry_len)
+		memcpy(b->data, r->carry, r->carry_len);
 	b->len = r->carry_len;
 	r->carry_len = 0;
 	b->first_line = r->next_line;
@@ -294,7 +298,8 @@ int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err)
 		if (last) {
 			size_t used = (size_t)(last - b->data) + 1;
 			CG_GROW(r->carry, r->carry_cap, b->len - used);
-			memcpy(r->carry, last + 1, b->len - used);
+			if (b->len > used)
+				memcpy(r->carry, last + 1, b->len - used);
 			r->carry_len = b->len - used;
 			b->len = used;
 			b->nlines = count_lines(b->data, used);

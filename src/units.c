@@ -68,10 +68,29 @@ char *cg_fmt_percent(char *buf, size_t size, double fraction)
 	return buf;
 }
 
+/* All digits: parse exactly, since a double cannot hold every 64-bit size. */
+static int parse_plain(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v))
+			return -2;
+	}
+	*out = v;
+	return 0;
+}
+
 int cg_parse_size(const char *s, uint64_t *out)
 {
 	while (isspace((unsigned char)*s))
 		s++;
+	int plain = parse_plain(s, out);
+	if (plain != -1)
+		return plain == 0 ? 0 : -1;
 	if (!isdigit((unsigned char)*s) && *s != '.')
 		return -1;
 	char *end;
@@ -80,7 +99,6 @@ int cg_parse_size(const char *s, uint64_t *out)
 		return -1;
 	while (*end == ' ')
 		end++;
-	double mult = 1;
 	char unit[8] = {0};
 	size_t n = strlen(end);
 	if (n >= sizeof unit)
@@ -97,22 +115,14 @@ int cg_parse_size(const char *s, uint64_t *out)
 		{"g", 1073741824.0}, {"gib", 1073741824.0}, {"gi", 1073741824.0}, {"gb", 1e9},
 		{"t", 1099511627776.0}, {"tib", 1099511627776.0}, {"ti", 1099511627776.0}, {"tb", 1e12},
 	};
-	size_t i;
-	for (i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strcmp(unit, units[i].name) == 0)
-			break;
-	if (i == sizeof units / sizeof units[0])
-		return -1;
-	mult = units[i].mult;
-	double bytes = v * mult;
-	if (bytes >= 18446744073709551615.0)
-		return -1;
-	/* Plain integers are taken exactly, not through a double. */
-	if (mult == 1 && strchr(s, '.') == NULL && strpbrk(s, "eE") == NULL) {
-		unsigned long long exact = strtoull(s, NULL, 10);
-		*out = exact;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcmp(unit, units[i].name) != 0)
+			continue;
+		double bytes = v * units[i].mult;
+		if (bytes >= 18446744073709551615.0)
+			return -1;
+		*out = (uint64_t)llround(bytes);
 		return 0;
 	}
-	*out = (uint64_t)llround(bytes);
-	return 0;
+	return -1;
 }

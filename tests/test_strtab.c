@@ -1,0 +1,92 @@
+#include "testutil.h"
+
+#include <string.h>
+
+#include "strtab.h"
+
+static void same_string_gets_same_id(void **state)
+{
+	cg_strtab *t = cg_strtab_new(0);
+	cg_str a, b, c;
+	assert_int_equal(cg_strtab_intern(t, "aten::mm", 8, &a), 0);
+	assert_int_equal(cg_strtab_intern(t, "aten::add", 9, &b), 0);
+	assert_int_equal(cg_strtab_intern(t, "aten::mm", 8, &c), 0);
+	assert_int_equal(a, c);
+	assert_int_not_equal(a, b);
+	assert_string_equal(cg_strtab_get(t, a), "aten::mm");
+	assert_int_equal(cg_strtab_len(t, b), 9);
+	assert_int_equal(cg_strtab_count(t), 3); /* "" is id 0 */
+	cg_strtab_free(t);
+}
+
+static void empty_string_is_id_zero(void **state)
+{
+	cg_strtab *t = cg_strtab_new(0);
+	cg_str e;
+	assert_int_equal(cg_strtab_intern(t, "", 0, &e), 0);
+	assert_int_equal(e, CG_STR_EMPTY);
+	assert_string_equal(cg_strtab_get(t, CG_STR_EMPTY), "");
+	cg_strtab_free(t);
+}
+
+static void binary_strings_with_nul_bytes_are_distinct(void **state)
+{
+	cg_strtab *t = cg_strtab_new(0);
+	cg_str a, b;
+	assert_int_equal(cg_strtab_intern(t, "a\0b", 3, &a), 0);
+	assert_int_equal(cg_strtab_intern(t, "a\0c", 3, &b), 0);
+	assert_int_not_equal(a, b);
+	assert_memory_equal(cg_strtab_get(t, b), "a\0c", 3);
+	cg_strtab_free(t);
+}
+
+static void many_strings_survive_rehashing(void **state)
+{
+	cg_strtab *t = cg_strtab_new(0);
+	char buf[32];
+	for (int i = 0; i < 100000; i++) {
+		int n = snprintf(buf, sizeof buf, "tensor#%d", i);
+		cg_str id;
+		assert_int_equal(cg_strtab_intern(t, buf, (size_t)n, &id), 0);
+		assert_int_equal(id, (cg_str)i + 1);
+	}
+	for (int i = 0; i < 100000; i += 997) {
+		int n = snprintf(buf, sizeof buf, "tensor#%d", i);
+		cg_str id;
+		assert_true(cg_strtab_find(t, buf, (size_t)n, &id));
+		assert_int_equal(id, (cg_str)i + 1);
+	}
+	assert_false(cg_strtab_find(t, "nope", 4, &(cg_str){0}));
+	cg_strtab_free(t);
+}
+
+static void limit_is_reported_not_exceeded(void **state)
+{
+	cg_strtab *t = cg_strtab_new(64 << 10);
+	char buf[64];
+	int rc = 0, i;
+	for (i = 0; i < 100000 && rc == 0; i++) {
+		int n = snprintf(buf, sizeof buf, "a-long-enough-string-number-%d", i);
+		cg_str id;
+		rc = cg_strtab_intern(t, buf, (size_t)n, &id);
+	}
+	assert_int_equal(rc, CG_ELIMIT);
+	assert_true(i > 100);
+	assert_true(cg_strtab_bytes(t) <= (64 << 10) + 1024);
+	/* Strings already in the table are still found. */
+	cg_str id;
+	assert_int_equal(cg_strtab_intern(t, "a-long-enough-string-number-1", 29, &id), 0);
+	cg_strtab_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(same_string_gets_same_id),
+		cmocka_unit_test(empty_string_is_id_zero),
+		cmocka_unit_test(binary_strings_with_nul_bytes_are_distinct),
+		cmocka_unit_test(many_strings_survive_rehashing),
+		cmocka_unit_test(limit_is_reported_not_exceeded),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
