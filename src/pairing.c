@@ -98,6 +98,16 @@ static void sort_memory(cg_timeline *tl)
 	cg_free(perm);
 }
 
+static int cmp_oom(const void *a, const void *b)
+{
+	const cg_oom *x = a, *y = b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
 static int cmp_devmem(const void *a, const void *b)
 {
 	const cg_devmem *x = a, *y = b;
@@ -211,6 +221,8 @@ int cg_pairing_run(cg_timeline *tl, cg_error *err)
 		qsort(tl->devmem, tl->ndevmem, sizeof *tl->devmem, cmp_devmem);
 	for (size_t i = 0; i < tl->ndevmem; i++)
 		tl->devices[tl->devmem[i].device].devmem_count++;
+	if (tl->nooms > 1)
+		qsort(tl->ooms, tl->nooms, sizeof *tl->ooms, cmp_oom);
 
 	uint32_t nstrings = cg_strtab_count(tl->strings);
 	uint32_t *live_of = cg_malloc(((size_t)nstrings ? nstrings : 1) * sizeof *live_of);

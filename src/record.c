@@ -487,6 +487,7 @@ static int add_device_memory(ctx *c)
 {
 	cg_devmem d = {0};
 	d.line = c->line;
+	d.has_used = true;
 	if (!req_u64(c, CG_F_TIMESTAMP_NS, &d.t_ns) || !device(c, &d.device) ||
 	    !req_u64(c, CG_F_USED_BYTES, &d.used_bytes) || !req_u64(c, CG_F_FREE_BYTES, &d.free_bytes) ||
 	    !opt_u64(c, CG_F_RESERVED_BYTES, &d.reserved_bytes, &d.has_reserved))

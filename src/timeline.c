@@ -68,6 +68,7 @@ void cg_timeline_free(cg_timeline *tl)
 	cg_free(tl->devmem);
 	cg_free(tl->gradients);
 	cg_free(tl->edges);
+	cg_free(tl->ooms);
 	cg_free(tl->meta);
 	cg_free(tl->devices);
 	cg_free(tl->dtypes);
@@ -263,6 +264,13 @@ int cg_timeline_add_gradient(cg_timeline *tl, const cg_gradient *g)
 int cg_timeline_add_edge(cg_timeline *tl, const cg_edge *e)
 {
 	APPEND(tl, edges, nedges, edges_cap, e);
+	return 0;
+}
+
+int cg_timeline_add_oom(cg_timeline *tl, const cg_oom *o)
+{
+	APPEND(tl, ooms, nooms, ooms_cap, o);
+	see_time(tl, o->t_ns);
 	return 0;
 }
 

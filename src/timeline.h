@@ -109,7 +109,9 @@ typedef struct cg_tensor {
 	uint8_t flags;
 } cg_tensor;
 
-/* A device-level checkpoint: used + free is the device's capacity. */
+/* A device-level checkpoint: used + free is the device's capacity.
+ * PyTorch profiler traces give only the allocator's reserved bytes: there
+ * has_used is false and used/free are 0. */
 typedef struct cg_devmem {
 	uint64_t t_ns;
 	uint64_t used_bytes;
@@ -117,8 +119,21 @@ typedef struct cg_devmem {
 	uint64_t reserved_bytes;
 	uint32_t line;
 	uint16_t device;
+	bool has_used;
 	bool has_reserved;
 } cg_devmem;
+
+/* An allocation that failed: the moment a run hit out-of-memory (PyTorch
+ * profiler "[OutOfMemory]" events). Sorted by device, then time. */
+typedef struct cg_oom {
+	uint64_t t_ns;
+	uint64_t bytes;		  /* the request that failed */
+	uint64_t total_allocated; /* allocator totals at that moment, when known */
+	uint64_t total_reserved;
+	uint32_t line;
+	uint16_t device;
+	bool has_totals;
+} cg_oom;
 
 typedef struct cg_gradient {
 	double norm;
@@ -254,6 +269,8 @@ typedef struct cg_timeline {
 	size_t ngradients, gradients_cap;
 	cg_edge *edges;
 	size_t nedges, edges_cap;
+	cg_oom *ooms;
+	size_t nooms, ooms_cap;
 	cg_meta_entry *meta;
 	size_t nmeta, meta_cap;
 
@@ -320,6 +337,7 @@ int cg_timeline_add_tensor(cg_timeline *tl, const cg_tensor *t);
 int cg_timeline_add_devmem(cg_timeline *tl, const cg_devmem *d);
 int cg_timeline_add_gradient(cg_timeline *tl, const cg_gradient *g);
 int cg_timeline_add_edge(cg_timeline *tl, const cg_edge *e);
+int cg_timeline_add_oom(cg_timeline *tl, const cg_oom *o);
 int cg_timeline_add_meta(cg_timeline *tl, cg_str key, cg_str value, bool is_string);
 
 /* Counts an anomaly and keeps the message as an example while there is room. */
