@@ -156,6 +156,8 @@ static void pair_free(cg_timeline *tl, cg_device *dev, uint32_t *live_of, uint32
 		}
 		a->pair = i;
 		m->pair = prev;
+		/* A category belongs to the allocation; its free says the same. */
+		m->category = a->category;
 	}
 	live_of[m->tensor] = DEAD;
 }

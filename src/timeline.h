@@ -41,7 +41,9 @@ enum {
  * device and sorted by time; pair is the index (into tl->mem) of the
  * matching free for an alloc, of the matching alloc for a free, or CG_NONE.
  * A free's bytes are the bytes it released: its allocation's bytes, its own
- * for a tensor allocated before the trace began, 0 for a double free. */
+ * for a tensor allocated before the trace began, 0 for a double free; a
+ * paired free takes its allocation's category, so running sums of
+ * (added - removed) per category give live bytes per category. */
 typedef struct cg_mem {
 	uint64_t t_ns;
 	uint64_t bytes;
