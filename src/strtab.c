@@ -56,7 +56,9 @@ uint64_t cg_hash_bytes(const void *data, size_t n)
 		memcpy(tail, p, n);
 		a = read64(tail);
 	}
-	return mix(a ^ k1, b ^ h ^ k0);
+	/* h, not h ^ k0: that would leave short keys multiplied by their length
+	 * alone, and their low bits (the slot) depending on their first bytes only. */
+	return mix(a ^ k1, b ^ h);
 }
 
 static size_t table_bytes(const cg_strtab *t)

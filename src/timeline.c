@@ -81,6 +81,7 @@ void cg_timeline_free(cg_timeline *tl)
 	cg_free(tl->source.display_name);
 	cg_free(tl->source.format);
 	cg_free(tl->source.truncation_note);
+	cg_free(tl->source.time_origin);
 	for (size_t i = 0; i < tl->source.ndiags; i++)
 		cg_free(tl->source.diags[i].msg);
 	cg_free(tl->source.diags);
@@ -307,6 +308,13 @@ int cg_timeline_finalize(cg_timeline *tl, cg_error *err)
 		return rc;
 	tl->finalized = true;
 	return 0;
+}
+
+int cg_timeline_set_baseline(cg_timeline *tl, uint16_t device, uint64_t bytes, cg_error *err)
+{
+	if (device >= tl->ndevices)
+		return cg_error_set(err, CG_EINPUT, "no device %u", device);
+	return cg_pairing_set_baseline(tl, device, bytes, err);
 }
 
 uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i)
