@@ -6,7 +6,6 @@
 
 #include "xalloc.h"
 
-#define READ_BYTES ((size_t)1 << 20)
 #define MAX_KEY_NAME_BYTES ((size_t)64 << 10)
 #define END_OF_DATA (-1)
 
@@ -43,7 +42,9 @@ cg_chrome_stream *cg_chrome_stream_new(cg_reader *r, const cg_chrome_options *o)
 	cg_chrome_stream *s = cg_calloc(1, sizeof *s);
 	s->r = r;
 	s->o = o ? *o : defaults;
-	s->cap = READ_BYTES;
+	if (s->o.read_bytes == 0)
+		s->o.read_bytes = defaults.read_bytes;
+	s->cap = s->o.read_bytes;
 	s->buf = cg_malloc(s->cap);
 	return s;
 }
@@ -77,7 +78,8 @@ static int64_t fill(cg_chrome_stream *s, size_t keep, cg_error *err)
 		s->cap *= 2;
 		s->buf = cg_realloc(s->buf, s->cap);
 	}
-	int64_t k = cg_reader_read(s->r, s->buf + s->len, s->cap - s->len, err);
+	size_t room = s->cap - s->len;
+	int64_t k = cg_reader_read(s->r, s->buf + s->len, room < s->o.read_bytes ? room : s->o.read_bytes, err);
 	if (k < 0)
 		return k;
 	if (k == 0)

@@ -29,9 +29,10 @@
 typedef struct cg_chrome_options {
 	size_t max_event_bytes; /* longer elements are skipped (reported as overlong) */
 	size_t max_key_bytes;	/* top-level values longer than this are not kept */
+	size_t read_bytes;	/* bytes asked of the reader at a time (tests use tiny ones) */
 } cg_chrome_options;
 
-#define CG_CHROME_OPTIONS_INIT {(size_t)64 << 20, (size_t)1 << 20}
+#define CG_CHROME_OPTIONS_INIT {(size_t)64 << 20, (size_t)1 << 20, (size_t)1 << 20}
 
 /* One element of the events array. data is its JSON text (not
  * NUL-terminated), valid until the next call. When overlong is set, data is
