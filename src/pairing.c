@@ -275,8 +275,14 @@ static int unpaired_device(cg_timeline *tl, cg_device *dev, size_t first, size_t
 int cg_pairing_set_baseline(cg_timeline *tl, uint16_t device, uint64_t bytes, cg_error *err)
 {
 	cg_device *dev = &tl->devices[device];
+	uint64_t old = dev->baseline_bytes;
 	dev->baseline_bytes = bytes;
-	return sum_live(tl, dev, err);
+	int rc = sum_live(tl, dev, err);
+	if (rc < 0) {
+		dev->baseline_bytes = old;
+		sum_live(tl, dev, NULL);
+	}
+	return rc;
 }
 
 int cg_pairing_run(cg_timeline *tl, cg_error *err)
