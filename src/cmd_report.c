@@ -88,9 +88,11 @@ const cg_command cg_cmd_report = {
 	"report",
 	"FILE",
 	"analyse a trace and write a report folder (summary.json, ...)",
-	"FILE is a candle-graph/trace/6 JSONL trace, plain or gzip-compressed; - reads\n"
-	"standard input. Bad lines are reported with their line number and skipped;\n"
-	"a trace cut off mid-record (a crashed run) is analysed up to the cut.\n"
+	"FILE is a candle-graph/trace/6 JSONL trace, a PyTorch profiler Chrome trace\n"
+	"(recorded with profile_memory=True) or a PyTorch export_memory_timeline raw\n"
+	"file, plain or gzip-compressed, told apart by content; - reads standard input.\n"
+	"Bad lines (events) are reported with their number and skipped; a trace cut\n"
+	"off mid-record (a crashed run) is analysed up to the cut.\n"
 	"The folder is written completely or not at all: an earlier report in DIR is\n"
 	"replaced only once the new one is complete.\n",
 	report_opts,

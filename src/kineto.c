@@ -504,6 +504,12 @@ done:
 
 /* --- building the timeline --------------------------------------------------- */
 
+/* b - a for a <= b, which always fits in 64 unsigned bits (not always in signed). */
+static uint64_t since(int64_t b, int64_t a)
+{
+	return (uint64_t)b - (uint64_t)a;
+}
+
 /* The innermost operator at or above span s (sorted index), for cg_mem.op. */
 static cg_str op_name(const kineto *k, uint32_t s)
 {
@@ -521,7 +527,7 @@ static int add_spans(kineto *k, const cg_str *ids)
 		const cg_nest_span *ns = &k->nest[i];
 		const kspan *sp = &k->spans[ns->payload];
 		cg_span s = {0};
-		s.start_ns = (uint64_t)(ns->start - k->origin);
+		s.start_ns = since(ns->start, k->origin);
 		s.id = ids[i];
 		s.name = sp->name;
 		s.parent = ns->parent == UINT32_MAX ? CG_STR_EMPTY : ids[ns->parent];
@@ -531,7 +537,7 @@ static int add_spans(kineto *k, const cg_str *ids)
 		s.flags = CG_SPAN_MEASURED;
 		int rc = cg_timeline_add_span(k->tl, &s);
 		if (rc == 0)
-			rc = cg_timeline_add_span_end(k->tl, s.id, (uint64_t)(ns->end - ns->start), s.line);
+			rc = cg_timeline_add_span_end(k->tl, s.id, since(ns->end, ns->start), s.line);
 		if (rc < 0)
 			return rc;
 	}
@@ -545,7 +551,7 @@ static int add_memory(kineto *k, const cg_str *span_of, const cg_str *op_of)
 	for (size_t i = 0; i < k->nmem; i++) {
 		const kmem *km = &k->mem[i];
 		cg_mem m = {0};
-		m.t_ns = (uint64_t)(km->ts - k->origin);
+		m.t_ns = since(km->ts, k->origin);
 		m.bytes = km->bytes;
 		m.tensor = km->addr;
 		m.span = span_of[i];
@@ -573,7 +579,7 @@ static int add_memory(kineto *k, const cg_str *span_of, const cg_str *op_of)
 	tl->source.records[CG_KIND_MEMORY] = k->nmem;
 	for (size_t i = 0; i < k->nooms; i++) {
 		const koom *ko = &k->ooms[i];
-		cg_oom o = {(uint64_t)(ko->ts - k->origin), ko->bytes, ko->total_allocated,
+		cg_oom o = {since(ko->ts, k->origin), ko->bytes, ko->total_allocated,
 			    ko->total_reserved, ko->ordinal, ko->device, ko->has_totals};
 		int rc = cg_timeline_add_oom(tl, &o);
 		if (rc < 0)

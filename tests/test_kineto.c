@@ -255,6 +255,20 @@ static void integer_epoch_microseconds_are_absolute_time(void **state)
 	cg_timeline_free(tl);
 }
 
+static void timestamps_at_the_ends_of_the_range_are_exact_or_refused(void **state)
+{
+	/* -9e18 ns and +9e18 ns: 1.8e19 ns apart, beyond int64 but within uint64. */
+	const char *text = "[" OLDMEM(-9000000000000000, 1, 0, 64) "," OLDMEM(9000000000000000, 1, 0, -64) ","
+		OLDMEM(100000000000000000, 1, 0, 8) "]";
+	cg_timeline *tl = ingest(text);
+	assert_int_equal(tl->nmem, 2);
+	assert_int_equal(tl->mem[1].t_ns, 18000000000000000000ull);
+	/* 1e17 us is 1e20 ns: no such time. */
+	assert_int_equal(tl->source.bad_lines, 1);
+	assert_non_null(strstr(tl->source.diags[0].msg, "without a valid \"ts\""));
+	cg_timeline_free(tl);
+}
+
 static void devices_are_named_after_c10_device_types(void **state)
 {
 	char buf[64];
@@ -485,6 +499,7 @@ int main(void)
 		cmocka_unit_test(phases_come_from_range_names),
 		cmocka_unit_test(relative_timestamps_keep_nanoseconds_and_base_time_comes_after),
 		cmocka_unit_test(integer_epoch_microseconds_are_absolute_time),
+		cmocka_unit_test(timestamps_at_the_ends_of_the_range_are_exact_or_refused),
 		cmocka_unit_test(devices_are_named_after_c10_device_types),
 		cmocka_unit_test(a_reused_address_pairs_with_its_latest_allocation),
 		cmocka_unit_test(total_reserved_becomes_allocator_checkpoints),
