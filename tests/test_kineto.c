@@ -8,6 +8,7 @@
 
 #include "kineto.h"
 #include "peak.h"
+#include "xalloc.h"
 
 /* A [memory] event as Kineto writes it. */
 #define MEM(ts, tid, dt, did, addr, b, ta, tr) \
@@ -466,6 +467,84 @@ static void totals_that_disagree_with_the_replay_are_reported(void **state)
 	cg_timeline_free(tl);
 }
 
+/* A counting allocator: each block carries its size in front. */
+static size_t live_bytes, most_bytes;
+
+static void *count_malloc(size_t n)
+{
+	size_t *p = malloc(n + 16);
+	if (!p)
+		return NULL;
+	*p = n;
+	live_bytes += n;
+	if (live_bytes > most_bytes)
+		most_bytes = live_bytes;
+	return (char *)p + 16;
+}
+
+static void count_free(void *q)
+{
+	if (!q)
+		return;
+	size_t *p = (size_t *)((char *)q - 16);
+	live_bytes -= *p;
+	free(p);
+}
+
+static void *count_realloc(void *q, size_t n)
+{
+	if (!q)
+		return count_malloc(n);
+	size_t *p = (size_t *)((char *)q - 16);
+	size_t old = *p;
+	p = realloc(p, n + 16);
+	if (!p)
+		return NULL;
+	*p = n;
+	live_bytes = live_bytes - old + n;
+	if (live_bytes > most_bytes)
+		most_bytes = live_bytes;
+	return (char *)p + 16;
+}
+
+static void parsing_memory_is_bounded_by_the_largest_event_not_the_file(void **state)
+{
+	/* 40 MB of GPU kernels (which become nothing), one 2 MB event, two memory events. */
+	const char *path = tu_path("big.json");
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"traceEvents\": [\n%s,\n", MEM(1, 1, 1, 0, 7, 512, 512, 2048));
+	size_t written = 0;
+	for (int i = 0; written < (size_t)40 << 20; i++)
+		written += (size_t)fprintf(f, "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void gemm<%d>(float*)\", "
+					       "\"pid\": 0, \"tid\": 7, \"ts\": %d.125, \"dur\": 3},\n", i, 2 + i);
+	fprintf(f, "  {\"ph\": \"i\", \"name\": \"big\", \"ts\": 3, \"args\": {\"stack\": \"");
+	for (int i = 0; i < 2 << 20; i++)
+		fputc('a' + i % 26, f);
+	fprintf(f, "\"}},\n%s\n]}\n", MEM(5, 1, 1, 0, 7, -512, 0, 2048));
+	assert_int_equal(fclose(f), 0);
+
+	cg_allocator counting = {count_malloc, count_realloc, count_free};
+	cJSON_Hooks hooks = {count_malloc, count_free};
+	live_bytes = most_bytes = 0;
+	cg_set_allocator(&counting);
+	cJSON_InitHooks(&hooks);
+	cg_timeline *tl;
+	cg_error err;
+	int rc = cg_ingest(&tl, path, NULL, &err);
+	size_t most = most_bytes;
+	if (rc == 0)
+		cg_timeline_free(tl);
+	size_t left = live_bytes;
+	cJSON_InitHooks(NULL);
+	cg_set_allocator(NULL);
+	assert_int_equal(rc, 0);
+	assert_int_equal(left, 0);
+	/* The 2 MB event had to be held; the 42 MB document never was. */
+	assert_true(most > (size_t)2 << 20);
+	assert_true(most < (size_t)12 << 20);
+}
+
 static void the_cli_report_carries_the_trace_facts(void **state)
 {
 	const char *trace = tu_write("cli.json", selftest, (size_t)-1);
@@ -511,6 +590,7 @@ int main(void)
 		cmocka_unit_test(a_malformed_document_names_file_and_byte_offset),
 		cmocka_unit_test(a_trace_without_memory_events_says_how_to_record_them),
 		cmocka_unit_test(totals_that_disagree_with_the_replay_are_reported),
+		cmocka_unit_test(parsing_memory_is_bounded_by_the_largest_event_not_the_file),
 		cmocka_unit_test(the_cli_report_carries_the_trace_facts),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
