@@ -107,11 +107,13 @@ static int build(cg_kineto_events *k)
 	cg_nest_point *pts = cg_malloc((k->nmem ? k->nmem : 1) * sizeof *pts);
 	for (size_t i = 0; i < k->nmem; i++)
 		pts[i] = (cg_nest_point){k->mem[i].ts, k->mem[i].thread, k->mem[i].ordinal, (uint32_t)i, 0};
-	uint64_t clipped = cg_nest_build(k->nest, k->nnest, pts, k->nmem);
-	if (clipped)
+	cg_nest_counts nc;
+	cg_nest_build(k->nest, k->nnest, pts, k->nmem, &nc);
+	if (nc.clipped || nc.reparented)
 		cg_diag_add(k->tl, CG_DIAG_WARNING, 0,
-			    "%" PRIu64 " complete events ended after the event around them on their thread "
-			    "and were cut back to its end", clipped);
+			    "%" PRIu64 " complete events overlapped the end of the event they began in: %" PRIu64
+			    " stuck out less than they overlapped and were cut back to its end, %" PRIu64
+			    " became its siblings", nc.clipped + nc.reparented, nc.clipped, nc.reparented);
 
 	int rc = 0;
 	cg_str *ids = cg_malloc((k->nnest ? k->nnest : 1) * sizeof *ids);

@@ -35,10 +35,10 @@ typedef struct stack {
 
 /* Places span i under the innermost open span that contains it. Spans
  * arrive by start time, so every open span started at or before it. */
-static bool place(cg_nest_span *spans, uint32_t i, stack *st)
+static void place(cg_nest_span *spans, uint32_t i, stack *st, cg_nest_counts *c)
 {
 	cg_nest_span *s = &spans[i];
-	bool clipped = false;
+	s->clipped = s->reparented = false;
 	while (st->n > 0) {
 		const cg_nest_span *top = &spans[st->items[st->n - 1]];
 		if (s->end <= top->end)
@@ -47,25 +47,35 @@ static bool place(cg_nest_span *spans, uint32_t i, stack *st)
 			st->n--; /* top ended before s began */
 			continue;
 		}
-		s->end = top->end; /* overlaps top's end: cut back */
-		clipped = true;
-		break;
+		/* s overlaps top's end. Unsigned: both differences are positive
+		 * but may not fit in int64. */
+		uint64_t outside = (uint64_t)s->end - (uint64_t)top->end;
+		uint64_t inside = (uint64_t)top->end - (uint64_t)s->start;
+		if (outside <= inside) {
+			s->end = top->end;
+			s->clipped = true;
+			c->clipped++;
+			break;
+		}
+		st->n--;
+		if (!s->reparented)
+			c->reparented++;
+		s->reparented = true;
 	}
 	s->parent = st->n > 0 ? st->items[st->n - 1] : NONE;
-	s->clipped = clipped;
 	CG_GROW(st->items, st->cap, st->n + 1);
 	st->items[st->n++] = i;
-	return clipped;
 }
 
-uint64_t cg_nest_build(cg_nest_span *spans, size_t nspans, cg_nest_point *points, size_t npoints)
+void cg_nest_build(cg_nest_span *spans, size_t nspans, cg_nest_point *points, size_t npoints,
+		   cg_nest_counts *counts)
 {
+	cg_nest_counts c = {0, 0};
 	if (nspans > 1)
 		qsort(spans, nspans, sizeof *spans, cmp_span);
 	if (npoints > 1)
 		qsort(points, npoints, sizeof *points, cmp_point);
 	stack st = {NULL, 0, 0};
-	uint64_t clipped = 0;
 	size_t i = 0, j = 0;
 	while (i < nspans || j < npoints) {
 		/* The next thread with anything on it. */
@@ -78,14 +88,15 @@ uint64_t cg_nest_build(cg_nest_span *spans, size_t nspans, cg_nest_point *points
 		for (; j < npoints && points[j].thread == thread; j++) {
 			cg_nest_point *p = &points[j];
 			for (; i < nspans && spans[i].thread == thread && spans[i].start <= p->t; i++)
-				clipped += place(spans, (uint32_t)i, &st);
+				place(spans, (uint32_t)i, &st, &c);
 			while (st.n > 0 && spans[st.items[st.n - 1]].end < p->t)
 				st.n--;
 			p->span = st.n > 0 ? st.items[st.n - 1] : NONE;
 		}
 		for (; i < nspans && spans[i].thread == thread; i++)
-			clipped += place(spans, (uint32_t)i, &st);
+			place(spans, (uint32_t)i, &st, &c);
 	}
 	cg_free(st.items);
-	return clipped;
+	if (counts)
+		*counts = c;
 }

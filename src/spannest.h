@@ -2,13 +2,16 @@
  * complete events ("ph": "X") nest on a call stack, and finding the
  * innermost range around each instant.
  *
- * Real traces are not perfectly nested: a child may end a microsecond after
- * its parent (rounding), or two ranges may overlap. Such a range is clipped
- * to end where its parent ends, so the result is always a tree whose
- * children lie inside their parents; the number clipped is returned.
+ * Real traces are not perfectly nested. A range may end a microsecond after
+ * the range around it (rounding): it is clipped to end there. Or a long
+ * range may begin inside a short one (PyTorch opens "ProfilerStep#N" from
+ * inside a Python call that returns just after): it is not clipped but made
+ * a sibling of the short one, placed under the nearest range that holds it.
+ * Either way children lie inside their parents; both are counted.
  *
  *     cg_nest_span *s = ...; cg_nest_point *p = ...;
- *     uint64_t clipped = cg_nest_build(s, ns, p, np);
+ *     cg_nest_counts c;
+ *     cg_nest_build(s, ns, p, np, &c);
  *     // s is now sorted; s[i].parent and p[j].span index into it
  */
 #ifndef CG_SPANNEST_H
@@ -25,7 +28,13 @@ typedef struct cg_nest_span {
 	uint32_t payload;   /* the caller's own index, carried along */
 	uint32_t parent;    /* out: index into the sorted array, or UINT32_MAX */
 	bool clipped;	    /* out: it ended after its parent and was cut there */
+	bool reparented;    /* out: it outlived a range it began in, and became its sibling */
 } cg_nest_span;
+
+typedef struct cg_nest_counts {
+	uint64_t clipped;
+	uint64_t reparented;
+} cg_nest_counts;
 
 typedef struct cg_nest_point {
 	int64_t t;
@@ -38,7 +47,11 @@ typedef struct cg_nest_point {
 /* Sorts spans by (thread, start, longest first, order) and points by
  * (thread, t, order); sets every parent and every point's span. A point at
  * a span's start or end is inside it; of two spans that touch, the one
- * starting there is the inner. Returns the number of spans clipped. */
-uint64_t cg_nest_build(cg_nest_span *spans, size_t nspans, cg_nest_point *points, size_t npoints);
+ * starting there is the inner; where siblings overlap, the later one. A
+ * range that overlaps the end of the range it began in is clipped when the
+ * part sticking out is no longer than the part inside, else re-parented.
+ * counts may be NULL. */
+void cg_nest_build(cg_nest_span *spans, size_t nspans, cg_nest_point *points, size_t npoints,
+		   cg_nest_counts *counts);
 
 #endif

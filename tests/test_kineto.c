@@ -197,8 +197,29 @@ static void overlapping_siblings_are_clipped_and_counted(void **state)
 	assert_int_equal(tl->nspans, 2);
 	assert_int_equal(tl->spans[1].end_ns, 10000);
 	assert_int_equal(tl->spans[1].parent, 0);
-	assert_true(has_diag(tl, "1 complete events ended after the event around them"));
+	assert_true(has_diag(tl, "1 complete events overlapped the end of the event they began in: 1 stuck out"));
 	assert_int_equal(mem_at_line(tl, 3)->span, CG_NONE);
+	cg_timeline_free(tl);
+}
+
+static void a_profiler_step_opened_inside_a_python_call_keeps_its_length(void **state)
+{
+	/* From a real trace: the step range begins 7 us before the Python call
+	 * that opens it returns, and lasts 4.4 ms. */
+	const char *text = "{\"traceEvents\": ["
+		X("python_function", "<built-in method _record_function_enter_new>", "1", 871.932, 107.381) ","
+		X("user_annotation", "ProfilerStep#6", "1", 972.313, 4426.114) ","
+		X("cpu_op", "aten::empty", "1", 1000, 5) ","
+		MEM(1002, 1, 0, -1, 9, 8, 8, 0)
+		"]}";
+	cg_timeline *tl = ingest(text);
+	const cg_mem *m = mem_at_line(tl, 4);
+	char path[256];
+	cg_timeline_span_path(tl, m->span, path, sizeof path);
+	assert_string_equal(path, "ProfilerStep#6/aten::empty");
+	assert_int_equal(tl->spans[tl->spans[m->span].parent].end_ns - tl->spans[tl->spans[m->span].parent].start_ns,
+			 4426114);
+	assert_true(has_diag(tl, "0 stuck out less than they overlapped and were cut back to its end, 1 became its siblings"));
 	cg_timeline_free(tl);
 }
 
@@ -575,6 +596,7 @@ int main(void)
 		cmocka_unit_test(threads_written_out_of_order_are_replayed_in_time_order),
 		cmocka_unit_test(string_tids_join_memory_to_the_operators_around_it),
 		cmocka_unit_test(overlapping_siblings_are_clipped_and_counted),
+		cmocka_unit_test(a_profiler_step_opened_inside_a_python_call_keeps_its_length),
 		cmocka_unit_test(phases_come_from_range_names),
 		cmocka_unit_test(relative_timestamps_keep_nanoseconds_and_base_time_comes_after),
 		cmocka_unit_test(integer_epoch_microseconds_are_absolute_time),
