@@ -10,8 +10,11 @@
  *     cg_diag_print(tl, stderr, 20);   // bad lines and warnings
  *     cg_timeline_free(tl);
  *
- * Bad lines are skipped and counted (the first is fatal with strict); a
- * last line cut mid-record marks the trace truncated. */
+ * The format comes from the content: candle-graph/trace/6 JSONL, a PyTorch
+ * profiler Chrome trace (kineto.h) or an export_memory_timeline raw file
+ * (memtimeline_raw.h), each plain or gzip. Bad lines (events) are skipped and
+ * counted (the first is fatal with strict); a trace cut mid-record is marked
+ * truncated and read up to the cut. */
 #ifndef CG_INGEST_H
 #define CG_INGEST_H
 

@@ -389,8 +389,8 @@ int cg_kineto_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg
 		}
 		rc = cg_kineto_events_add(&k, &ev, err);
 		if (rc == CG_ELIMIT) /* interning and record arrays say nothing themselves */
-			cg_error_set(err, rc, "%s: event %" PRIu64 ": the trace's strings exceed the memory "
-				     "limit (--max-string-memory)", k.name, ev.ordinal);
+			cg_error_set(err, rc, "%s: event %" PRIu64 ": more strings (--max-string-memory), "
+				     "devices or records than cgmem's limits allow", k.name, ev.ordinal);
 		if (rc < 0)
 			break;
 		if ((ev.ordinal & 4095) == 0)
