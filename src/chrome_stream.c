@@ -471,7 +471,6 @@ cg_chrome_shape cg_chrome_stream_shape(const cg_chrome_stream *s) { return s->sh
 bool cg_chrome_stream_has_events(const cg_chrome_stream *s) { return s->has_events; }
 uint64_t cg_chrome_stream_nevents(const cg_chrome_stream *s) { return s->nevents; }
 bool cg_chrome_stream_trailing_bytes(const cg_chrome_stream *s) { return s->trailing; }
-uint64_t cg_chrome_stream_offset(const cg_chrome_stream *s) { return s->base + s->pos; }
 size_t cg_chrome_stream_nkeys(const cg_chrome_stream *s) { return s->nkeys; }
 
 bool cg_chrome_stream_truncated(const cg_chrome_stream *s, bool *in_events)
@@ -500,12 +499,4 @@ bool cg_chrome_stream_cut_note(const cg_chrome_stream *s, bool gzip_cut, char *b
 const cg_chrome_key *cg_chrome_stream_key(const cg_chrome_stream *s, size_t i)
 {
 	return i < s->nkeys ? &s->keys[i] : NULL;
-}
-
-const cg_chrome_key *cg_chrome_stream_find_key(const cg_chrome_stream *s, const char *name)
-{
-	for (size_t i = s->nkeys; i > 0; i--)
-		if (strcmp(s->keys[i - 1].name, name) == 0)
-			return &s->keys[i - 1];
-	return NULL;
 }

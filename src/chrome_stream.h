@@ -12,7 +12,7 @@
  *     cg_chrome_event ev;
  *     while ((rc = cg_chrome_stream_next(s, &ev, &err)) > 0)
  *             ...cJSON_ParseWithLength(ev.data, ev.len)...
- *     if (rc == 0 && cg_chrome_stream_truncated(s)) ...analysed up to the cut...
+ *     if (rc == 0 && cg_chrome_stream_truncated(s, NULL)) ...analysed up to the cut...
  *     for (size_t i = 0; i < cg_chrome_stream_nkeys(s); i++) ...cg_chrome_stream_key(s, i)...
  *     cg_chrome_stream_free(s);
  */
@@ -84,12 +84,8 @@ bool cg_chrome_stream_truncated(const cg_chrome_stream *s, bool *in_events);
 bool cg_chrome_stream_cut_note(const cg_chrome_stream *s, bool gzip_cut, char *buf, size_t size);
 /* Non-whitespace bytes followed the document (ignored). */
 bool cg_chrome_stream_trailing_bytes(const cg_chrome_stream *s);
-/* Bytes of the document consumed so far. */
-uint64_t cg_chrome_stream_offset(const cg_chrome_stream *s);
 
 size_t cg_chrome_stream_nkeys(const cg_chrome_stream *s);
 const cg_chrome_key *cg_chrome_stream_key(const cg_chrome_stream *s, size_t i);
-/* The last top-level key of that name, or NULL. */
-const cg_chrome_key *cg_chrome_stream_find_key(const cg_chrome_stream *s, const char *name);
 
 #endif
