@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "charts.h"
 #include "chrome_trace.h"
 #include "cmd_common.h"
 #include "outdir.h"
@@ -32,6 +33,10 @@ static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_optio
 	char *path = cg_outdir_path(od, "summary.json");
 	int rc = cg_summary_json_save(path, a, err);
 	cg_free(path);
+	cg_chart_list charts = {0};
+	if (rc == 0)
+		rc = cg_charts_write(od, a, NULL, &charts, err);
+	cg_chart_list_free(&charts);
 	if (rc == 0 && ro->trace_name) {
 		path = cg_outdir_path(od, ro->trace_name);
 		rc = cg_chrome_trace_save(path, a, &ro->chrome, err);
