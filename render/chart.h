@@ -43,6 +43,7 @@ typedef struct cg_chart {
 	char *path;
 	double width, height, scale;
 	cg_rect plot; /* the data area; set by the chart */
+	double x_max, y_max; /* data values at the plot's right and top edges */
 } cg_chart;
 
 int cg_chart_open(cg_chart *c, const char *path, cg_chart_format format, const cg_chart_size *size,

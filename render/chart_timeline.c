@@ -546,6 +546,8 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 	while (y_of(&l, (double)p->peak_bytes) - l.plot.y0 < need && l.y.count < 40)
 		cg_ticks_grow(&l.y);
 	cg_ticks_time(&l.x, (double)td.t_end, 10);
+	c->x_max = l.x.max;
+	c->y_max = l.y.max;
 
 	char title[512], subtitle[1024], footnote[1024], recs[32], allocs[32], peak[32];
 	snprintf(title, sizeof title, "Live memory by category \xe2\x80\x94 %s (%s)", run_name,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "checked.h"
 #include "pairing.h"
 #include "spantree.h"
 #include "xalloc.h"
@@ -228,6 +229,7 @@ int cg_timeline_add_span_end(cg_timeline *tl, cg_str id, uint64_t duration_ns, u
 
 int cg_timeline_add_op(cg_timeline *tl, const cg_op *op, const cg_str *inputs, size_t ninputs)
 {
+	uint64_t end;
 	if (ninputs > CG_NONE - 1 - tl->nop_inputs)
 		return CG_ELIMIT;
 	cg_op o = *op;
@@ -239,6 +241,8 @@ int cg_timeline_add_op(cg_timeline *tl, const cg_op *op, const cg_str *inputs, s
 		memcpy(tl->op_inputs + tl->nop_inputs, inputs, ninputs * sizeof *inputs);
 	tl->nop_inputs += ninputs;
 	see_time(tl, o.t_ns);
+	if (cg_add_u64(o.t_ns, o.duration_ns, &end))
+		see_time(tl, end);
 	return 0;
 }
 

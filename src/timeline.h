@@ -292,7 +292,9 @@ typedef struct cg_timeline {
 	} *replacements;
 	size_t nreplacements, replacements_cap;
 
-	uint64_t first_t_ns, last_t_ns; /* over all timed records */
+	/* The span of time the trace covers: earliest timestamp, and the latest
+	 * moment anything covers (record times, span and op ends). */
+	uint64_t first_t_ns, last_t_ns;
 	bool finalized;
 
 	/* ingest-time state */
