@@ -8,6 +8,7 @@
 #include "chrome_trace.h"
 #include "cmd_common.h"
 #include "outdir.h"
+#include "report.h"
 #include "summary_json.h"
 #include "units.h"
 #include "xalloc.h"
@@ -17,6 +18,7 @@ static const cg_opt report_opts[] = {
 	{"force", 'f', NULL, "replace DIR even when it holds files cgmem did not write"},
 	{"trace", 0, "NAME", "name of the Chrome trace in DIR (default trace.json.gz; .json: plain)"},
 	{"no-trace", 0, NULL, "do not write the Chrome trace"},
+	{"no-html", 0, NULL, "do not write report.html"},
 	{"trace-full", 0, NULL, "every memory record in the Chrome trace (default: ~1M samples)"},
 	CG_INGEST_OPTS,
 	CG_OPT_END,
@@ -24,6 +26,7 @@ static const cg_opt report_opts[] = {
 
 typedef struct report_options {
 	const char *trace_name; /* NULL: no Chrome trace */
+	bool html;
 	cg_chrome_options chrome;
 } report_options;
 
@@ -36,6 +39,8 @@ static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_optio
 	cg_chart_list charts = {0};
 	if (rc == 0)
 		rc = cg_charts_write(od, a, NULL, &charts, err);
+	if (rc == 0)
+		rc = cg_report_write(od, a, &charts, ro->html, err);
 	cg_chart_list_free(&charts);
 	if (rc == 0 && ro->trace_name) {
 		path = cg_outdir_path(od, ro->trace_name);
@@ -104,6 +109,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 	if (status)
 		return status;
 	report_options ro;
+	ro.html = !cg_args_flag(cmd, args, "no-html");
 	status = trace_option(cmd, args, dir, &ro);
 	if (status)
 		return status;

@@ -24,7 +24,7 @@ static const char *const anomaly_descriptions[CG_ANOM_COUNT] = {
 	"records naming a span that never started",
 	"span ids started more than once (the first is kept)",
 	"span ends without a matching start",
-	"spans that never ended (they end where they start)",
+	"spans still open when the trace ends (they run to its end)",
 	"span parent chains that loop (the loop is cut)",
 };
 
