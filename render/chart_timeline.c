@@ -41,7 +41,7 @@ static void apply(const cg_timeline *tl, uint32_t i, column *st)
 
 static size_t column_of(uint64_t t, uint64_t t_end, size_t ncols)
 {
-	size_t c = (size_t)((__uint128_t)t * ncols / (t_end + 1));
+	size_t c = (size_t)((__uint128_t)t * ncols / t_end);
 	return c < ncols ? c : ncols - 1;
 }
 
