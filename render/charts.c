@@ -1,5 +1,7 @@
 #include "charts.h"
 
+#include <fontconfig/fontconfig.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +100,12 @@ static void add(cg_chart_list *l, const char *name, const char *title, const cha
 {
 	CG_GROW(l->items, l->cap, l->n + 1);
 	l->items[l->n++] = (cg_chart_file){cg_strdup(name), cg_strdup(title), skipped ? cg_strdup(skipped) : NULL};
+}
+
+void cg_charts_shutdown(void)
+{
+	cairo_debug_reset_static_data();
+	FcFini();
 }
 
 void cg_chart_list_free(cg_chart_list *l)

@@ -40,6 +40,10 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 		    cg_error *err);
 void cg_chart_list_free(cg_chart_list *l);
 
+/* Releases the font caches cairo and fontconfig keep for the life of the
+ * process, so that leak checkers see only real leaks. Call once at exit. */
+void cg_charts_shutdown(void);
+
 /* The charts, each drawing into an open chart. */
 void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
 
