@@ -311,7 +311,9 @@ typedef struct cg_timeline {
 	} *replacements;
 	size_t nreplacements, replacements_cap;
 
-	uint64_t first_t_ns, last_t_ns; /* over all timed records */
+	/* The span of time the trace covers: earliest timestamp, and the latest
+	 * moment anything covers (record times, span and op ends). */
+	uint64_t first_t_ns, last_t_ns;
 	bool finalized;
 
 	/* ingest-time state */
@@ -389,6 +391,9 @@ static inline uint64_t cg_mem_added(const cg_mem *m)
 	return m->action == CG_ALLOC ? m->bytes : 0;
 }
 uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i);
+/* For an alloc flagged CG_MEM_REPLACES, the index of the allocation it
+ * ended (whose bytes and category it removes); CG_NONE otherwise. */
+uint32_t cg_timeline_replaced(const cg_timeline *tl, uint32_t i);
 
 /* The span path of span index s, names joined by '/': "run/train_step#0/forward".
  * Writes into buf (truncated to size) and returns buf. */
