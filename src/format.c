@@ -98,13 +98,3 @@ int cg_format_detect(cg_reader *r, cg_format *out, cg_error *err)
 	*out = cg_format_detect_bytes(data, len);
 	return 0;
 }
-
-const char *cg_format_name(cg_format f)
-{
-	switch (f) {
-	case CG_FORMAT_JSONL: return "candle-graph/trace/6 JSONL";
-	case CG_FORMAT_CHROME: return "Chrome trace (PyTorch profiler)";
-	case CG_FORMAT_MEMORY_TIMELINE: return "PyTorch memory timeline (export_memory_timeline raw)";
-	}
-	return "?";
-}

@@ -28,6 +28,4 @@ int cg_format_detect(cg_reader *r, cg_format *out, cg_error *err);
 /* The same decision on bytes in memory (the start of a file, possibly cut). */
 cg_format cg_format_detect_bytes(const char *p, size_t n);
 
-const char *cg_format_name(cg_format f);
-
 #endif
