@@ -168,5 +168,6 @@ int main(void)
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
+	cg_charts_shutdown();
 	return rc;
 }

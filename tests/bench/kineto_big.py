@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds a large Kineto trace from a real one, for timing cgmem's Chrome reader.
 
-    python3 bench/kineto_big.py samples/external/tracelens_vllm_decode_full_graph_capture.pt.trace.json.gz \
+    python3 tests/bench/kineto_big.py samples/external/tracelens_vllm_decode_full_graph_capture.pt.trace.json.gz \
         30 /tmp/big.json
     /usr/bin/time -v build/cgmem report /tmp/big.json -o /tmp/big-out -f -q
 
