@@ -72,7 +72,7 @@ cg_rgb cg_chart_category_color(cg_category c)
 		[CG_CAT_INPUT] = 0xF0E442,	     [CG_CAT_TEMPORARY] = 0xD55E00,
 		[CG_CAT_ACTIVATION] = 0xE69F00,	     [CG_CAT_GRADIENT] = 0x009E73,
 		[CG_CAT_AUTOGRAD_DETAIL] = 0xCC79A7, [CG_CAT_UNKNOWN] = 0x999999,
-		[CG_CAT_BASELINE] = 0x5D5D5D,
+		[CG_CAT_BASELINE] = 0xCFCFCF, /* light: memory that was simply there */
 	};
 	return cg_rgb_hex(c < CG_CAT_COUNT ? colors[c] : 0x999999);
 }

@@ -576,7 +576,11 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 	draw_areas(c, &l, &td);
 	draw_lines(c, &l, tl, &ln);
 	draw_x_axis(c, &l);
-	draw_lanes(c, &l, tl, &steps);
+	bool phased = steps.n > 0;
+	for (size_t i = 0; i < tl->nspans && !phased; i++)
+		phased = tl->spans[i].phase != CG_PHASE_NONE;
+	if (phased)
+		draw_lanes(c, &l, tl, &steps);
 	for (size_t i = 0; i < tl->nooms; i++)
 		if (tl->ooms[i].device == d)
 			draw_marker(c, &l, x_of(&l, (double)tl->ooms[i].t_ns), "out of memory", 0xB2182B);

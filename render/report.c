@@ -14,14 +14,16 @@ static void run_section(cg_doc *d, const cg_timeline *tl)
 	const cg_source *s = &tl->source;
 	char lines[32], size[32];
 	cg_doc_heading(d, 2, "The run");
-	if (!s->meta_seen)
+	bool jsonl = s->format && strncmp(s->format, "candle-graph", 12) == 0;
+	if (!s->meta_seen && jsonl)
 		cg_doc_note(d, "The trace has no meta record: its run metadata is unknown.");
 	cg_doc_table(d, 2, "ll");
 	ROW(d, "run", "value");
 	ROW(d, "trace", s->display_name ? s->display_name : "");
 	char fmt[128];
-	snprintf(fmt, sizeof fmt, "%s%s, %s, %s lines", s->format ? s->format : "", s->gzip ? " (gzip)" : "",
-		 cg_fmt_bytes(size, sizeof size, s->data_bytes), cg_fmt_count(lines, sizeof lines, s->lines));
+	snprintf(fmt, sizeof fmt, "%s%s, %s, %s %ss", s->format ? s->format : "", s->gzip ? " (gzip)" : "",
+		 cg_fmt_bytes(size, sizeof size, s->data_bytes), cg_fmt_count(lines, sizeof lines, s->lines),
+		 cg_timeline_position_word(tl));
 	ROW(d, "format", fmt);
 	for (size_t i = 0; i < tl->nmeta; i++) {
 		const char *v = cg_timeline_str(tl, tl->meta[i].value);
@@ -116,12 +118,12 @@ static void diagnostics_section(cg_doc *d, const cg_timeline *tl)
 		return;
 	cg_doc_heading(d, 2, "Reading the trace");
 	char bad[32], warn[32];
-	cg_doc_paragraph(d, "%s bad lines were skipped; %s warnings. %" PRIu64 " records of unknown kinds and %" PRIu64
+	cg_doc_paragraph(d, "%s bad records were skipped; %s warnings. %" PRIu64 " records of unknown kinds and %" PRIu64
 			    " unknown categories were counted.",
 			 cg_fmt_count(bad, sizeof bad, s->bad_lines), cg_fmt_count(warn, sizeof warn, s->warnings),
 			 s->unknown_kinds, s->unknown_categories);
 	cg_doc_table(d, 2, "rl");
-	ROW(d, "line", "message");
+	ROW(d, cg_timeline_position_word(tl), "message");
 	for (size_t i = 0; i < s->ndiags && i < 20; i++) {
 		char line[32];
 		snprintf(line, sizeof line, "%" PRIu64, s->diags[i].line);
