@@ -309,13 +309,11 @@ int cg_timeline_finalize(cg_timeline *tl, cg_error *err)
 	return 0;
 }
 
-uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i)
+uint32_t cg_timeline_mem_replaced(const cg_timeline *tl, uint32_t i)
 {
 	const cg_mem *m = &tl->mem[i];
-	if (m->action == CG_FREE)
-		return m->bytes;
-	if (!(m->flags & CG_MEM_REPLACES))
-		return 0;
+	if (m->action != CG_ALLOC || !(m->flags & CG_MEM_REPLACES))
+		return CG_NONE;
 	size_t lo = 0, hi = tl->nreplacements;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -325,8 +323,17 @@ uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i)
 			hi = mid;
 	}
 	if (lo < tl->nreplacements && tl->replacements[lo].alloc == i)
-		return tl->mem[tl->replacements[lo].replaced].bytes;
-	return 0;
+		return tl->replacements[lo].replaced;
+	return CG_NONE;
+}
+
+uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i)
+{
+	const cg_mem *m = &tl->mem[i];
+	if (m->action == CG_FREE)
+		return m->bytes;
+	uint32_t r = cg_timeline_mem_replaced(tl, i);
+	return r == CG_NONE ? 0 : tl->mem[r].bytes;
 }
 
 char *cg_timeline_span_path(const cg_timeline *tl, uint32_t span, char *buf, size_t size)

@@ -358,6 +358,9 @@ static inline uint64_t cg_mem_added(const cg_mem *m)
 	return m->action == CG_ALLOC ? m->bytes : 0;
 }
 uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i);
+/* For an alloc flagged CG_MEM_REPLACES: the index of the allocation it
+ * ended (whose category its removed bytes belong to); CG_NONE otherwise. */
+uint32_t cg_timeline_mem_replaced(const cg_timeline *tl, uint32_t i);
 
 /* The span path of span index s, names joined by '/': "run/train_step#0/forward".
  * Writes into buf (truncated to size) and returns buf. */
