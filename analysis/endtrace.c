@@ -219,7 +219,9 @@ static void device_end(const cg_timeline *tl, const cg_endtrace_input *in, uint3
 		o->t_ns = 0;
 	}
 	o->live_bytes = in->live_bytes[d];
-	o->checkpoint = last_checkpoint(tl, d, devmem_first, o->kind == CG_END_NO_RECORDS ? UINT64_MAX : o->t_ns);
+	/* after the last record nothing changes, so any later checkpoint still
+	 * describes the end; an OOM is described by the checkpoints before it */
+	o->checkpoint = last_checkpoint(tl, d, devmem_first, o->kind == CG_END_OUT_OF_MEMORY ? o->t_ns : UINT64_MAX);
 	if (o->checkpoint != CG_NONE && tl->devmem[o->checkpoint].has_used) {
 		const cg_devmem *c = &tl->devmem[o->checkpoint];
 		double cap = (double)c->used_bytes + (double)c->free_bytes;

@@ -48,7 +48,7 @@ typedef struct cg_endtrace_device {
 	uint64_t last_record_ns;  /* the device's last memory record (0 without any) */
 	uint32_t oom_count;	  /* out-of-memory events on the device */
 	uint32_t oom;		  /* the one used (index into tl->ooms), or CG_NONE */
-	uint32_t checkpoint;	  /* last checkpoint at or before t_ns (index into tl->devmem), or CG_NONE */
+	uint32_t checkpoint;	  /* the last checkpoint (before the OOM for an OOM end): index into tl->devmem, or CG_NONE */
 	bool nearly_full;	  /* that checkpoint's used >= CG_NEARLY_FULL of its capacity */
 	uint64_t live_bytes;
 	uint32_t span;		  /* span of the moment's record, or CG_NONE */
