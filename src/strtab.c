@@ -56,7 +56,10 @@ uint64_t cg_hash_bytes(const void *data, size_t n)
 		memcpy(tail, p, n);
 		a = read64(tail);
 	}
-	return mix(a ^ k1, b ^ h ^ k0);
+	/* h still holds k0: cancelling it (b ^ h ^ k0) left a multiplier as
+	 * small as the length, and the low bits of a short key's hash then
+	 * depended on its first four bytes only */
+	return mix(a ^ k1, b ^ h);
 }
 
 static size_t table_bytes(const cg_strtab *t)
