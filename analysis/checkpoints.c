@@ -41,15 +41,13 @@ static void device_checkpoints(const cg_timeline *tl, uint32_t d, size_t first, 
 	o->list = cg_calloc(o->count ? o->count : 1, sizeof *o->list);
 	o->max_fragmentation = CG_NONE;
 	o->nearest_peak = CG_NONE;
-	uint64_t live = dev->preexisting_bytes + dev->baseline_bytes;
+	uint64_t live = cg_device_initial_live(dev);
 	uint32_t j = 0;
 	for (uint32_t k = 0; k < o->count; k++) {
 		const cg_devmem *dm = &tl->devmem[first + k];
 		/* checkpoints and records are both in time order: walk them together */
 		while (j < dev->mem_count && tl->mem[dev->mem_first + j].t_ns <= dm->t_ns) {
-			uint32_t i = dev->mem_first + j++;
-			live += cg_mem_added(&tl->mem[i]);
-			live -= cg_timeline_mem_removed(tl, i);
+			live = cg_timeline_live_after(tl, dev->mem_first + j++, live);
 		}
 		cg_checkpoint *c = &o->list[k];
 		fill(c, dm, (uint32_t)(first + k), live);

@@ -85,12 +85,9 @@ static uint32_t last_checkpoint(const cg_timeline *tl, uint32_t d, size_t first,
 
 static uint64_t live_at(const cg_timeline *tl, const cg_device *dev, uint64_t t)
 {
-	uint64_t live = dev->preexisting_bytes + dev->baseline_bytes;
-	for (uint32_t k = 0; k < dev->mem_count && tl->mem[dev->mem_first + k].t_ns <= t; k++) {
-		uint32_t i = dev->mem_first + k;
-		live += cg_mem_added(&tl->mem[i]);
-		live -= cg_timeline_mem_removed(tl, i);
-	}
+	uint64_t live = cg_device_initial_live(dev);
+	for (uint32_t k = 0; k < dev->mem_count && tl->mem[dev->mem_first + k].t_ns <= t; k++)
+		live = cg_timeline_live_after(tl, dev->mem_first + k, live);
 	return live;
 }
 

@@ -109,13 +109,10 @@ static void answer_windows(const cg_timeline *tl, const cg_device *dev, window *
 	qsort(w, n, sizeof *w, cmp_by_r);
 	stack_entry *st = NULL;
 	size_t cap = 0, top = 0, q = 0;
-	uint64_t live = dev->preexisting_bytes + dev->baseline_bytes;
+	uint64_t live = cg_device_initial_live(dev);
 	for (uint32_t j = 0; j <= dev->mem_count && q < n; j++) {
-		if (j > 0) {
-			uint32_t i = dev->mem_first + j - 1;
-			live += cg_mem_added(&tl->mem[i]);
-			live -= cg_timeline_mem_removed(tl, i);
-		}
+		if (j > 0)
+			live = cg_timeline_live_after(tl, dev->mem_first + j - 1, live);
 		while (top > 0 && st[top - 1].value < live)
 			top--;
 		CG_GROW(st, cap, top + 1);
@@ -238,15 +235,11 @@ static void step_starts(const cg_timeline *tl, const cg_device *dev, const cg_ov
 	uint32_t j = UINT32_MAX;
 	for (uint32_t k = 0; k < in->nsteps; k++) {
 		if (j == UINT32_MAX || in->step_start[k] < in->step_start[k - 1]) {
-			live = dev->preexisting_bytes + dev->baseline_bytes;
+			live = cg_device_initial_live(dev);
 			j = 0;
 		}
-		while (j < dev->mem_count && tl->mem[dev->mem_first + j].t_ns < in->step_start[k]) {
-			uint32_t i = dev->mem_first + j;
-			live += cg_mem_added(&tl->mem[i]);
-			live -= cg_timeline_mem_removed(tl, i);
-			j++;
-		}
+		while (j < dev->mem_count && tl->mem[dev->mem_first + j].t_ns < in->step_start[k])
+			live = cg_timeline_live_after(tl, dev->mem_first + j++, live);
 		o->steps[k].live_at_start = live;
 	}
 	for (uint32_t k = 0; k < in->nsteps; k++) {

@@ -349,7 +349,7 @@ static bool replay(device_ctx *c, bool expandable, cg_replay_variant *v)
 	for (uint32_t k = 0; k < dev->mem_count; k++)
 		if (tl->mem[dev->mem_first + k].flags & CG_MEM_PREEXISTING)
 			c->block_of[k] = model_alloc(&m, tl->mem[dev->mem_first + k].bytes);
-	uint64_t live = dev->preexisting_bytes + dev->baseline_bytes;
+	uint64_t live = cg_device_initial_live(dev);
 	v->initial_reserved = m.reserved;
 	v->peak_reserved = m.reserved;
 	v->peak_t_ns = dev->mem_count ? tl->mem[dev->mem_first].t_ns : 0;
@@ -374,8 +374,7 @@ static bool replay(device_ctx *c, bool expandable, cg_replay_variant *v)
 		} else if (r->pair != CG_NONE) {
 			model_free(&m, c->block_of[r->pair - dev->mem_first]);
 		}
-		live += cg_mem_added(r);
-		live -= cg_timeline_mem_removed(tl, i);
+		live = cg_timeline_live_after(tl, i, live);
 		if (m.reserved > v->peak_reserved) {
 			v->peak_reserved = m.reserved;
 			v->peak_t_ns = r->t_ns;

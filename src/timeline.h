@@ -362,6 +362,19 @@ uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i);
  * ended (whose category its removed bytes belong to); CG_NONE otherwise. */
 uint32_t cg_timeline_mem_replaced(const cg_timeline *tl, uint32_t i);
 
+/* Live bytes of a device before its first record: allocated before the
+ * trace (freed in it) and before profiling. Fits: finalize checks it. */
+static inline uint64_t cg_device_initial_live(const cg_device *dev)
+{
+	return dev->preexisting_bytes + dev->baseline_bytes;
+}
+/* Live bytes after record i, given live bytes before it (finalize checked
+ * that every such sum fits). */
+static inline uint64_t cg_timeline_live_after(const cg_timeline *tl, uint32_t i, uint64_t live)
+{
+	return live + cg_mem_added(&tl->mem[i]) - cg_timeline_mem_removed(tl, i);
+}
+
 /* The span path of span index s, names joined by '/': "run/train_step#0/forward".
  * Writes into buf (truncated to size) and returns buf. */
 char *cg_timeline_span_path(const cg_timeline *tl, uint32_t span, char *buf, size_t size);
