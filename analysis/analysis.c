@@ -13,6 +13,7 @@ typedef struct shared {
 	uint32_t *step_span;
 	uint32_t **end_allocs;	/* per device: alloc records live at the end */
 	size_t *nend_allocs;
+	bool *per_step;		/* per device: per-step figures were evaluated */
 } shared;
 
 static void shared_free(shared *s, uint32_t ndevices)
@@ -28,6 +29,7 @@ static void shared_free(shared *s, uint32_t ndevices)
 			cg_free(s->end_allocs[d]);
 	cg_free(s->end_allocs);
 	cg_free(s->nend_allocs);
+	cg_free(s->per_step);
 }
 
 /* The alloc records of a live set (those from before the trace have none). */
@@ -103,7 +105,7 @@ static int run_passes(cg_analysis *a, shared *s, cg_error *err)
 		s->step_end[k] = a->steps->steps[k].end_ns;
 		s->step_span[k] = a->steps->steps[k].span;
 	}
-	cg_overtime_input ot = {ns, s->step_start, s->step_end, a->steps->step_of_span, a->steps->nspans};
+	cg_overtime_input ot = {ns, s->step_start, s->step_end, a->steps->step_of_span, a->steps->nspans, 0};
 	RUN(cg_overtime_run(&a->overtime, tl, &ot, err));
 	RUN(cg_checkpoints_run(&a->checkpoints, tl, s->peak_t_ns, err));
 	cg_replay_input rp = {s->peak_after, s->end_after};
@@ -113,8 +115,11 @@ static int run_passes(cg_analysis *a, shared *s, cg_error *err)
 	s->nend_allocs = cg_calloc(nd1, sizeof *s->nend_allocs);
 	for (uint32_t d = 0; d < nd; d++)
 		s->end_allocs[d] = alloc_indices(&a->at_end->devices[d], &s->nend_allocs[d]);
+	s->per_step = cg_malloc(nd1 * sizeof *s->per_step);
+	for (uint32_t d = 0; d < nd; d++)
+		s->per_step[d] = a->overtime->devices[d].timed;
 	cg_leaks_input lk = {(const uint32_t *const *)s->end_allocs, s->nend_allocs, ns, s->step_span,
-			     a->steps->step_of_span, a->steps->nspans, a->steps->label};
+			     a->steps->step_of_span, a->steps->nspans, a->steps->label, s->per_step};
 	RUN(cg_leaks_run(&a->leaks, tl, &lk, err));
 	RUN(cg_lifetimes_run(&a->lifetimes, tl, err));
 

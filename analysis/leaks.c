@@ -161,9 +161,10 @@ static void group_candidates(const cg_timeline *tl, const cg_leaks_input *in, ca
 
 static void device_leaks(const cg_timeline *tl, const cg_leaks_input *in, uint32_t d, cg_leaks_device *o)
 {
-	o->nsteps = in->nsteps;
-	o->step_bytes = cg_calloc(in->nsteps ? in->nsteps : 1, sizeof *o->step_bytes);
-	o->step_count = cg_calloc(in->nsteps ? in->nsteps : 1, sizeof *o->step_count);
+	bool per_step = !in->per_step || in->per_step[d];
+	o->nsteps = per_step ? in->nsteps : 0;
+	o->step_bytes = cg_calloc(o->nsteps ? o->nsteps : 1, sizeof *o->step_bytes);
+	o->step_count = cg_calloc(o->nsteps ? o->nsteps : 1, sizeof *o->step_count);
 	if (!tl->source.pairing_known)
 		return;
 	o->available = true;
@@ -180,7 +181,9 @@ static void device_leaks(const cg_timeline *tl, const cg_leaks_input *in, uint32
 		c[n++] = (cand){i, m->span, m->op, step, 0, NULL};
 		add_sat(&o->bytes, m->bytes);
 		o->count++;
-		if (step < in->nsteps) {
+		if (!per_step) {
+			/* no per-step figures for this device */
+		} else if (step < o->nsteps) {
 			add_sat(&o->step_bytes[step], m->bytes);
 			o->step_count[step]++;
 		} else {
@@ -188,7 +191,7 @@ static void device_leaks(const cg_timeline *tl, const cg_leaks_input *in, uint32
 			o->outside_steps_count++;
 		}
 	}
-	for (uint32_t k = 0; k < in->nsteps; k++)
+	for (uint32_t k = 0; k < o->nsteps; k++)
 		if (o->step_count[k])
 			o->leaking_steps++;
 	group_candidates(tl, in, c, n, o);

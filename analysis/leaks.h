@@ -29,6 +29,7 @@ typedef struct cg_leaks_input {
 	const uint32_t *step_of_span;	    /* per span: its step or CG_NONE (NULL without steps) */
 	uint32_t nspans;
 	const char *step_label;		    /* names step spans in paths ("train_step#*") */
+	const bool *per_step;		    /* per device: give per-step figures (NULL: every device) */
 } cg_leaks_input;
 
 /* A category value meaning the group's allocations have several. */
@@ -52,10 +53,10 @@ typedef struct cg_leaks_device {
 	uint64_t count;
 	cg_leak_group *groups;	/* largest first */
 	size_t ngroups;
-	uint32_t nsteps;
+	uint32_t nsteps;	/* the input's steps, or 0 when per_step says no */
 	uint64_t *step_bytes;	/* per step: candidate bytes its records allocated */
 	uint64_t *step_count;
-	uint64_t outside_steps_bytes; /* candidates allocated outside every step */
+	uint64_t outside_steps_bytes; /* candidates allocated outside every step (0 without per-step figures) */
 	uint64_t outside_steps_count;
 	uint32_t leaking_steps;	/* steps that left candidates behind */
 } cg_leaks_device;

@@ -257,14 +257,23 @@ int cg_overtime_run(cg_overtime_result **out, const cg_timeline *tl, const cg_ov
 	size_t nphase_w;
 	window *phase_w = phase_windows(tl, &nphase_w);
 	nphase_w = merge_windows(phase_w, nphase_w);
+	/* Windows cost devices x windows: a trace that multiplies both gets
+	 * them for its first devices only. */
+	uint64_t cells = 0, per_device = (uint64_t)in->nsteps + nphase_w;
+	uint64_t max_cells = in->max_cells ? in->max_cells : CG_OVERTIME_MAX_CELLS;
 	for (uint32_t d = 0; d < tl->ndevices; d++) {
 		const cg_device *dev = &tl->devices[d];
 		cg_overtime_device *o = &r->devices[d];
-		o->nsteps = in->nsteps;
-		o->steps = cg_calloc(in->nsteps ? in->nsteps : 1, sizeof *o->steps);
+		o->timed = dev->mem_count > 0 && cells + per_device <= max_cells;
+		if (o->timed)
+			cells += per_device;
+		o->nsteps = o->timed ? in->nsteps : 0;
+		o->steps = cg_calloc(o->nsteps ? o->nsteps : 1, sizeof *o->steps);
 		sweep_records(tl, dev, in, o);
-		device_windows(tl, dev, in, phase_w, nphase_w, o);
-		step_starts(tl, dev, in, o);
+		if (o->timed) {
+			device_windows(tl, dev, in, phase_w, nphase_w, o);
+			step_starts(tl, dev, in, o);
+		}
 	}
 	cg_free(phase_w);
 	*out = r;

@@ -24,12 +24,18 @@
 
 #include "timeline.h"
 
+/* At most this many (device, window) pairs are evaluated: devices beyond
+ * it get no step or phase-peak figures (timed false). Only traces built to
+ * have thousands of devices and of steps reach it. */
+#define CG_OVERTIME_MAX_CELLS (1u << 22)
+
 typedef struct cg_overtime_input {
 	uint32_t nsteps;
 	const uint64_t *step_start; /* each step's window, in step order */
 	const uint64_t *step_end;
 	const uint32_t *step_of_span; /* nspans entries: a span's step or CG_NONE; NULL without steps */
 	uint32_t nspans;
+	uint64_t max_cells; /* (device, window) pairs to evaluate at most; 0: CG_OVERTIME_MAX_CELLS */
 } cg_overtime_input;
 
 typedef struct cg_category_max {
@@ -60,9 +66,10 @@ typedef struct cg_step_stats {
 } cg_step_stats;
 
 typedef struct cg_overtime_device {
+	bool timed;	 /* steps and phase peaks evaluated: it has records, within CG_OVERTIME_MAX_CELLS */
 	cg_category_max categories[CG_CAT_COUNT];
 	cg_phase_stats phases[CG_PHASE_COUNT];
-	uint32_t nsteps;
+	uint32_t nsteps;	/* the input's steps when timed, else 0 */
 	cg_step_stats *steps;
 } cg_overtime_device;
 

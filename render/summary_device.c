@@ -211,6 +211,7 @@ static void write_over_time(cg_jw *w, const cg_analysis *a, uint32_t d)
 	const cg_overtime_device *o = &a->overtime->devices[d];
 	cg_jw_key(w, "over_time");
 	cg_jw_object(w);
+	cg_jw_kv_bool(w, "timed", o->timed);
 	cg_jw_key(w, "by_category");
 	cg_jw_object(w);
 	for (int c = 0; c < CG_CAT_COUNT; c++) {

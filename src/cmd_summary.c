@@ -349,6 +349,8 @@ static void print_over_time(FILE *f, const cg_analysis *a, uint32_t d)
 		cell(row, sizeof row, fb(b3, s->freed_bytes), 12, true);
 		emit(f, row);
 	}
+	if (!o->timed && a->steps->nsteps && tl->devices[d].mem_count)
+		out(f, "  steps and phase peaks: not evaluated for this device (too many devices \xc3\x97 steps)");
 	if (!o->nsteps)
 		return;
 	out(f, "%s", "");

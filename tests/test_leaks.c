@@ -74,7 +74,7 @@ static cg_leaks_result *run(fixture *fx, bool paired)
 		if (fx->tl->mem[i].action == CG_ALLOC && fx->tl->mem[i].pair == CG_NONE)
 			fx->live[fx->nlive++] = i;
 	const uint32_t *per_device[1] = {fx->live};
-	cg_leaks_input in = {per_device, &fx->nlive, 3, fx->step_span, fx->step_of, 8, "step#*"};
+	cg_leaks_input in = {per_device, &fx->nlive, 3, fx->step_span, fx->step_of, 8, "step#*", NULL};
 	cg_leaks_result *r;
 	assert_int_equal(cg_leaks_run(&r, fx->tl, &in, NULL), 0);
 	return r;
@@ -126,6 +126,29 @@ static void the_same_leak_from_every_step_forms_one_group(void **state)
 	cg_timeline_free(fx.tl);
 }
 
+static void a_device_without_step_figures_gets_no_per_step_leaks(void **state)
+{
+	fixture fx;
+	fx.tl = trace(true);
+	fx.nlive = 0;
+	for (uint32_t i = 0; i < fx.tl->nmem; i++)
+		if (fx.tl->mem[i].action == CG_ALLOC && fx.tl->mem[i].pair == CG_NONE)
+			fx.live[fx.nlive++] = i;
+	static const uint32_t step_of[8] = {CG_NONE, 0, 0, 1, 1, 2, 2, 2}, step_span[3] = {1, 3, 5};
+	const uint32_t *per_device[1] = {fx.live};
+	bool per_step[1] = {false};
+	cg_leaks_input in = {per_device, &fx.nlive, 3, step_span, step_of, 8, "step#*", per_step};
+	cg_leaks_result *r;
+	cg_leaks_run(&r, fx.tl, &in, NULL);
+	assert_int_equal(r->devices[0].nsteps, 0);
+	assert_int_equal(r->devices[0].leaking_steps, 0);
+	assert_int_equal(r->devices[0].outside_steps_bytes, 0);
+	assert_int_equal(r->devices[0].bytes, 228);
+	assert_int_equal(r->devices[0].groups[0].steps, 3); /* groups still know their steps */
+	cg_leaks_free(r);
+	cg_timeline_free(fx.tl);
+}
+
 static void parameters_and_optimizer_state_are_no_leak(void **state)
 {
 	assert_false(cg_leaks_category_counts(CG_CAT_PARAMETER));
@@ -151,6 +174,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(leaks_growing_per_step_show_in_each_step),
 		cmocka_unit_test(the_same_leak_from_every_step_forms_one_group),
+		cmocka_unit_test(a_device_without_step_figures_gets_no_per_step_leaks),
 		cmocka_unit_test(parameters_and_optimizer_state_are_no_leak),
 		cmocka_unit_test(without_pairing_leaks_by_allocation_are_not_known),
 	};

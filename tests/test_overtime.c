@@ -58,7 +58,7 @@ static cg_overtime_result *run(const cg_timeline *tl)
 	static const uint32_t steps[7] = {CG_NONE, 0, 0, 0, 1, 1, 1};
 	for (size_t i = 0; i < tl->nspans; i++)
 		step_of[i] = steps[i];
-	cg_overtime_input in = {2, start, end, step_of, (uint32_t)tl->nspans};
+	cg_overtime_input in = {2, start, end, step_of, (uint32_t)tl->nspans, 0};
 	cg_overtime_result *r;
 	assert_int_equal(cg_overtime_run(&r, tl, &in, NULL), 0);
 	free(step_of);
@@ -156,7 +156,7 @@ static void a_window_that_only_frees_peaks_at_its_start(void **state)
 	tu_mem(tl, 80, "y", NULL, "cuda:0", 100, A, CG_CAT_ACTIVATION, NULL);
 	tu_tl_finalize(tl);
 	static const uint64_t start[3] = {40, 60, 1}, end[3] = {55, 70, 90};
-	cg_overtime_input in = {3, start, end, NULL, 0};
+	cg_overtime_input in = {3, start, end, NULL, 0, 0};
 	cg_overtime_result *r;
 	cg_overtime_run(&r, tl, &in, NULL);
 	assert_int_equal(r->devices[0].steps[0].peak_bytes, 100);
@@ -173,6 +173,39 @@ static void a_window_that_only_frees_peaks_at_its_start(void **state)
 	cg_timeline_free(tl);
 }
 
+/* Each device costs (steps + phase windows) cells: with room for 8 cells,
+ * two devices of 4 fit, the third gets no window figures; a device
+ * without memory records gets none either. */
+static void devices_beyond_the_window_budget_get_no_window_figures(void **state)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_span(tl, "f", NULL, "fwd", 10, 20, CG_PHASE_FORWARD);
+	tu_span(tl, "b", NULL, "bwd", 30, 40, CG_PHASE_BACKWARD);
+	tu_devmem(tl, 1, "cpu", 1, 1, UINT64_MAX);
+	tu_mem(tl, 15, "x", "f", "cuda:0", 8, A, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 15, "x", "f", "cuda:1", 8, A, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 15, "x", "f", "cuda:2", 8, A, CG_CAT_ACTIVATION, NULL);
+	tu_tl_finalize(tl);
+	static const uint64_t start[2] = {0, 25}, end[2] = {24, 50};
+	cg_overtime_input in = {2, start, end, NULL, 0, 8};
+	cg_overtime_result *r;
+	cg_overtime_run(&r, tl, &in, NULL);
+	assert_false(r->devices[0].timed); /* cpu: checkpoints only */
+	assert_true(r->devices[1].timed);
+	assert_true(r->devices[2].timed);
+	assert_false(r->devices[3].timed);
+	assert_int_equal(r->devices[2].nsteps, 2);
+	assert_int_equal(r->devices[2].steps[0].peak_bytes, 8);
+	assert_true(r->devices[2].phases[CG_PHASE_FORWARD].ran);
+	assert_int_equal(r->devices[3].nsteps, 0);
+	assert_false(r->devices[3].phases[CG_PHASE_FORWARD].ran);
+	/* figures that need no window stay */
+	assert_int_equal(r->devices[3].categories[CG_CAT_ACTIVATION].bytes, 8);
+	assert_int_equal(r->devices[3].phases[CG_PHASE_FORWARD].allocated_bytes, 8);
+	cg_overtime_free(r);
+	cg_timeline_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +214,7 @@ int main(void)
 		cmocka_unit_test(each_category_has_its_own_maximum),
 		cmocka_unit_test(without_pairing_the_running_sums_give_the_same_figures),
 		cmocka_unit_test(a_window_that_only_frees_peaks_at_its_start),
+		cmocka_unit_test(devices_beyond_the_window_budget_get_no_window_figures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
