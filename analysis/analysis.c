@@ -46,27 +46,30 @@ static uint32_t *alloc_indices(const cg_liveset_device *ls, size_t *n)
 static int build_peak_trees(cg_analysis *a, cg_error *err)
 {
 	const cg_timeline *tl = a->tl;
-	a->peak_trees = cg_calloc(tl->ndevices ? tl->ndevices : 1, sizeof *a->peak_trees);
+	size_t nd1 = tl->ndevices ? tl->ndevices : 1;
+	cg_pathtree_input *in = cg_calloc(nd1, sizeof *in);
+	uint32_t **idx = cg_calloc(nd1, sizeof *idx);
 	for (uint32_t d = 0; d < tl->ndevices; d++) {
 		const cg_liveset_device *ls = &a->at_peak->devices[d];
 		if (!ls->listed)
 			continue;
-		size_t n;
-		uint32_t *idx = alloc_indices(ls, &n);
-		uint64_t before_bytes = 0, before_count = 0;
+		in[d].build = true;
+		idx[d] = alloc_indices(ls, &in[d].nallocs);
+		in[d].allocs = idx[d];
 		for (size_t i = 0; i < ls->nallocs; i++) {
 			if (ls->allocs[i].alloc == CG_NONE) {
-				before_bytes += ls->allocs[i].bytes;
-				before_count++;
+				in[d].before_trace_bytes += ls->allocs[i].bytes;
+				in[d].before_trace_count++;
 			}
 		}
-		cg_pathtree_input in = {idx, n, before_bytes, before_count, tl->devices[d].baseline_bytes};
-		int rc = cg_pathtree_build(&a->peak_trees[d], tl, &in, err);
-		cg_free(idx);
-		if (rc < 0)
-			return rc;
+		in[d].baseline_bytes = tl->devices[d].baseline_bytes;
 	}
-	return 0;
+	int rc = cg_pathtree_run(&a->peak_trees, tl, in, tl->ndevices, err);
+	for (uint32_t d = 0; d < tl->ndevices; d++)
+		cg_free(idx[d]);
+	cg_free(idx);
+	cg_free(in);
+	return rc;
 }
 
 #define RUN(call) \
@@ -168,10 +171,7 @@ void cg_analysis_free(cg_analysis *a)
 {
 	if (!a)
 		return;
-	if (a->peak_trees)
-		for (uint32_t d = 0; d < a->tl->ndevices; d++)
-			cg_pathtree_free(a->peak_trees[d]);
-	cg_free(a->peak_trees);
+	cg_pathtree_free(a->peak_trees);
 	cg_peak_free(a->peak);
 	cg_liveset_free(a->at_peak);
 	cg_steps_free(a->steps);

@@ -38,7 +38,7 @@ typedef struct cg_analysis {
 	cg_analysis_options options;
 	cg_peak_result *peak;		 /* 1. the peak of each device */
 	cg_liveset_result *at_peak;	 /* 1-2. what was live at each device's peak */
-	cg_pathtree **peak_trees;	 /* 2. per device: span-path tree of at_peak; NULL when not listed */
+	cg_pathtree_result *peak_trees;	 /* 2. trees[d]: span-path tree of at_peak (empty when not listed) */
 	cg_steps_result *steps;		 /* 3. the repeating steps */
 	cg_overtime_result *overtime;	 /* 3. categories, phases and steps over time */
 	cg_checkpoints_result *checkpoints; /* 4. device checkpoints and fragmentation */

@@ -91,6 +91,8 @@ static uint64_t live_at(const cg_timeline *tl, const cg_device *dev, uint64_t t)
 	return live;
 }
 
+#define MAX_CLIMB 256
+
 /* Where the run was at the moment: the span of its record, that span's
  * phase and the outermost span of that phase, and the step. */
 static void locate(const cg_timeline *tl, const cg_endtrace_input *in, cg_endtrace_device *o)
@@ -106,8 +108,11 @@ static void locate(const cg_timeline *tl, const cg_endtrace_input *in, cg_endtra
 		o->step = in->step_of_span[s];
 	if (o->phase == CG_PHASE_NONE)
 		return;
+	/* climb at most MAX_CLIMB levels: a trace of deep chains on many
+	 * devices cannot make this quadratic */
 	uint32_t p = s;
-	while (tl->spans[p].parent != CG_NONE && tl->spans[tl->spans[p].parent].phase == o->phase)
+	for (int up = 0; up < MAX_CLIMB && tl->spans[p].parent != CG_NONE &&
+			 tl->spans[tl->spans[p].parent].phase == o->phase; up++)
 		p = tl->spans[p].parent;
 	o->phase_span = p;
 	o->into_phase_ns = o->t_ns > tl->spans[p].start_ns ? o->t_ns - tl->spans[p].start_ns : 0;

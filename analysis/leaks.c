@@ -11,8 +11,11 @@ bool cg_leaks_category_counts(cg_category c)
 	return c != CG_CAT_PARAMETER && c != CG_CAT_OPTIMIZER_STATE && c != CG_CAT_BASELINE;
 }
 
-/* Deeper chains are cut, as cg_timeline_span_path cuts them. */
+/* Deeper chains are cut, as cg_timeline_span_path cuts them, and paths
+ * end at PATH_MAX_BYTES: a trace of huge span names cannot make every
+ * group's path huge. */
 #define MAX_DEPTH 256
+#define PATH_MAX_BYTES 4096
 
 static bool is_step_span(const cg_leaks_input *in, uint32_t s)
 {
@@ -20,6 +23,17 @@ static bool is_step_span(const cg_leaks_input *in, uint32_t s)
 		return false;
 	uint32_t k = in->step_of_span[s];
 	return k != CG_NONE && k < in->nsteps && in->step_span[k] == s;
+}
+
+static void append(char *buf, size_t *len, const char *s, size_t n)
+{
+	if (*len + n >= PATH_MAX_BYTES) {
+		n = PATH_MAX_BYTES - 1 - *len;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--; /* end between characters */
+	}
+	memcpy(buf + *len, s, n);
+	*len += n;
 }
 
 /* The span path of s with step spans written as the steps' label. */
@@ -31,30 +45,19 @@ static char *group_path(const cg_timeline *tl, const cg_leaks_input *in, uint32_
 	size_t n = 0;
 	for (uint32_t x = s; x != CG_NONE && n < MAX_DEPTH; x = tl->spans[x].parent)
 		chain[n++] = x;
-	bool cut = n == MAX_DEPTH && tl->spans[chain[n - 1]].parent != CG_NONE;
-	size_t len = cut ? 4 : 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *name = is_step_span(in, chain[i]) && in->step_label ? in->step_label
-										: cg_timeline_str(tl, tl->spans[chain[i]].name);
-		len += strlen(name) + 1;
-	}
-	char *buf = cg_malloc(len + 1), *p = buf;
-	if (cut) {
-		memcpy(p, "…/", 4);
-		p += 4;
-	}
+	char buf[PATH_MAX_BYTES];
+	size_t len = 0;
+	if (n == MAX_DEPTH && tl->spans[chain[n - 1]].parent != CG_NONE)
+		append(buf, &len, "\xe2\x80\xa6/", 4);
 	while (n > 0) {
 		uint32_t x = chain[--n];
-		const char *name = is_step_span(in, x) && in->step_label ? in->step_label
-									  : cg_timeline_str(tl, tl->spans[x].name);
-		size_t k = strlen(name);
-		memcpy(p, name, k);
-		p += k;
+		bool label = is_step_span(in, x) && in->step_label;
+		const char *name = label ? in->step_label : cg_timeline_str(tl, tl->spans[x].name);
+		append(buf, &len, name, strlen(name));
 		if (n)
-			*p++ = '/';
+			append(buf, &len, "/", 1);
 	}
-	*p = '\0';
-	return buf;
+	return cg_strndup(buf, len);
 }
 
 /* A leak candidate on its way into a group. */

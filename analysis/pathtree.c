@@ -5,15 +5,17 @@
 
 #include "xalloc.h"
 
-/* Nodes while building, before they are put in pre-order. */
-typedef struct builder {
+/* The path trie of the whole span forest: one node per distinct span path
+ * (spans of one name under one parent path share it), built once for all
+ * devices; each device's tree is the part its allocations touch. */
+typedef struct trie {
 	const cg_timeline *tl;
-	cg_pathnode *nodes;
+	cg_pathnode *nodes; /* kind, name, phase, parent (a trie index), first_ns */
 	size_t nnodes, cap;
 	uint32_t *slots; /* open addressing: (parent, name) -> node; CG_NONE empty */
 	size_t nslots;
 	uint32_t *node_of_span;
-} builder;
+} trie;
 
 static uint64_t slot_hash(uint32_t parent, cg_str name)
 {
@@ -21,14 +23,14 @@ static uint64_t slot_hash(uint32_t parent, cg_str name)
 	return h ^ (h >> 29);
 }
 
-static uint32_t new_node(builder *b, cg_pathnode n)
+static uint32_t new_node(cg_pathnode **nodes, size_t *n, size_t *cap, cg_pathnode node)
 {
-	CG_GROW(b->nodes, b->cap, b->nnodes + 1);
-	b->nodes[b->nnodes] = n;
-	return (uint32_t)b->nnodes++;
+	CG_GROW(*nodes, *cap, *n + 1);
+	(*nodes)[*n] = node;
+	return (uint32_t)(*n)++;
 }
 
-static void rehash(builder *b, size_t nslots)
+static void rehash(trie *b, size_t nslots)
 {
 	cg_free(b->slots);
 	b->nslots = nslots;
@@ -36,8 +38,6 @@ static void rehash(builder *b, size_t nslots)
 	memset(b->slots, 0xff, nslots * sizeof *b->slots);
 	for (size_t i = 1; i < b->nnodes; i++) {
 		const cg_pathnode *n = &b->nodes[i];
-		if (n->kind != CG_PATHNODE_SPAN)
-			continue;
 		size_t s = slot_hash(n->parent, n->name) & (nslots - 1);
 		while (b->slots[s] != CG_NONE)
 			s = (s + 1) & (nslots - 1);
@@ -47,7 +47,7 @@ static void rehash(builder *b, size_t nslots)
 
 /* The child of parent named after span s, created when missing; merges the
  * span's start time and phase into it. */
-static uint32_t child_for_span(builder *b, uint32_t parent, uint32_t s)
+static uint32_t child_for_span(trie *b, uint32_t parent, uint32_t s)
 {
 	const cg_span *sp = &b->tl->spans[s];
 	if (b->nnodes * 2 >= b->nslots)
@@ -60,8 +60,9 @@ static uint32_t child_for_span(builder *b, uint32_t parent, uint32_t s)
 		slot = (slot + 1) & (b->nslots - 1);
 	}
 	if (n == CG_NONE) {
-		n = new_node(b, (cg_pathnode){.name = sp->name, .kind = CG_PATHNODE_SPAN, .phase = sp->phase,
-					      .parent = parent, .first_ns = sp->start_ns});
+		n = new_node(&b->nodes, &b->nnodes, &b->cap,
+			     (cg_pathnode){.name = sp->name, .kind = CG_PATHNODE_SPAN, .phase = sp->phase,
+					   .parent = parent, .first_ns = sp->start_ns});
 		b->slots[slot] = n;
 		return n;
 	}
@@ -73,23 +74,35 @@ static uint32_t child_for_span(builder *b, uint32_t parent, uint32_t s)
 	return n;
 }
 
-/* The node of span s: resolves the chain of unresolved ancestors from the
- * top down, each span once. */
-static uint32_t node_of(builder *b, uint32_t s, uint32_t *chain)
+/* Maps every span to its trie node, resolving each chain of unresolved
+ * ancestors from the top down, so each span is visited once. Spans at
+ * depth CG_PATHTREE_MAX_DEPTH or deeper count as their ancestor there. */
+static void build_trie(trie *b)
 {
-	size_t len = 0;
-	uint32_t x = s;
-	while (x != CG_NONE && b->node_of_span[x] == CG_NONE && len < b->tl->nspans) {
-		chain[len++] = x;
-		x = b->tl->spans[x].parent;
+	const cg_timeline *tl = b->tl;
+	size_t n = tl->nspans ? tl->nspans : 1;
+	b->node_of_span = cg_malloc(n * sizeof *b->node_of_span);
+	memset(b->node_of_span, 0xff, n * sizeof *b->node_of_span);
+	uint32_t *chain = cg_malloc(n * sizeof *chain);
+	rehash(b, 64);
+	new_node(&b->nodes, &b->nnodes, &b->cap,
+		 (cg_pathnode){.kind = CG_PATHNODE_ROOT, .phase = CG_PHASE_NONE, .parent = CG_NONE});
+	for (size_t s = 0; s < tl->nspans; s++) {
+		size_t len = 0;
+		uint32_t x = (uint32_t)s;
+		while (x != CG_NONE && b->node_of_span[x] == CG_NONE && len < tl->nspans) {
+			chain[len++] = x;
+			x = tl->spans[x].parent;
+		}
+		uint32_t parent = x == CG_NONE || b->node_of_span[x] == CG_NONE ? 0 : b->node_of_span[x];
+		while (len > 0) {
+			uint32_t y = chain[--len];
+			if (tl->spans[y].depth < CG_PATHTREE_MAX_DEPTH)
+				parent = child_for_span(b, parent, y);
+			b->node_of_span[y] = parent;
+		}
 	}
-	uint32_t parent = x == CG_NONE || b->node_of_span[x] == CG_NONE ? 0 : b->node_of_span[x];
-	while (len > 0) {
-		uint32_t y = chain[--len];
-		parent = child_for_span(b, parent, y);
-		b->node_of_span[y] = parent;
-	}
-	return b->node_of_span[s];
+	cg_free(chain);
 }
 
 /* A child in the sort that groups children by parent: special nodes first
@@ -116,13 +129,12 @@ static int cmp_kid(const void *pa, const void *pb)
 
 /* Lays the nodes out in pre-order with sorted children, then sums totals
  * from the leaves up. Iterative: span chains can be deep. */
-static cg_pathtree *flatten(builder *b)
+static void flatten(const cg_pathnode *local, size_t n, cg_pathtree *t)
 {
-	size_t n = b->nnodes;
 	uint32_t *first = cg_calloc(n + 1, sizeof *first); /* children of i: kids[first[i] .. first[i+1]) */
 	kid *kids = cg_malloc(n * sizeof *kids);
 	for (size_t i = 1; i < n; i++) {
-		const cg_pathnode *x = &b->nodes[i];
+		const cg_pathnode *x = &local[i];
 		kids[i - 1] = (kid){x->first_ns, x->parent, (uint32_t)i, x->kind != CG_PATHNODE_SPAN};
 		first[x->parent + 1]++;
 	}
@@ -131,7 +143,6 @@ static cg_pathtree *flatten(builder *b)
 	if (n > 2)
 		qsort(kids, n - 1, sizeof *kids, cmp_kid);
 
-	cg_pathtree *t = cg_calloc(1, sizeof *t);
 	t->nnodes = (uint32_t)n;
 	t->nodes = cg_malloc(n * sizeof *t->nodes);
 	uint32_t *stack = cg_malloc(n * sizeof *stack);
@@ -140,7 +151,7 @@ static cg_pathtree *flatten(builder *b)
 	stack[top++] = 0;
 	while (top > 0) {
 		uint32_t i = stack[--top];
-		cg_pathnode node = b->nodes[i];
+		cg_pathnode node = local[i];
 		pos[i] = (uint32_t)out;
 		node.nchildren = first[i + 1] - first[i];
 		if (i == 0) {
@@ -175,42 +186,96 @@ static cg_pathtree *flatten(builder *b)
 	cg_free(first);
 	cg_free(kids);
 	cg_free(stack);
-	return t;
 }
 
-int cg_pathtree_build(cg_pathtree **out, const cg_timeline *tl, const cg_pathtree_input *in, cg_error *err)
+/* One device's tree: the trie nodes its allocations touch, their
+ * ancestors, and the nodes for memory from before the trace. stamp and
+ * slot_of (per trie node) are shared by all inputs: a node belongs to this
+ * tree when its stamp is mark. */
+typedef struct local {
+	const trie *b;
+	cg_pathnode *nodes;
+	size_t n, cap;
+	uint32_t *stamp, *slot_of, mark;
+	uint32_t *chain;
+} local;
+
+static uint32_t local_node(local *l, uint32_t tn)
 {
-	(void)err;
-	builder b = {.tl = tl};
-	b.node_of_span = cg_malloc((tl->nspans ? tl->nspans : 1) * sizeof *b.node_of_span);
-	memset(b.node_of_span, 0xff, (tl->nspans ? tl->nspans : 1) * sizeof *b.node_of_span);
-	uint32_t *chain = cg_malloc((tl->nspans ? tl->nspans : 1) * sizeof *chain);
-	rehash(&b, 64);
-	new_node(&b, (cg_pathnode){.kind = CG_PATHNODE_ROOT, .phase = CG_PHASE_NONE, .parent = CG_NONE});
+	size_t len = 0;
+	for (; l->stamp[tn] != l->mark; tn = l->b->nodes[tn].parent)
+		l->chain[len++] = tn; /* the root is always stamped: this ends */
+	uint32_t parent = l->slot_of[tn];
+	while (len > 0) {
+		uint32_t x = l->chain[--len];
+		cg_pathnode node = l->b->nodes[x];
+		node.parent = parent;
+		parent = new_node(&l->nodes, &l->n, &l->cap, node);
+		l->stamp[x] = l->mark;
+		l->slot_of[x] = parent;
+	}
+	return parent;
+}
+
+static void build_one(const trie *b, local *l, const cg_pathtree_input *in, cg_pathtree *t)
+{
+	const cg_timeline *tl = b->tl;
+	l->n = 0;
+	l->mark++;
+	new_node(&l->nodes, &l->n, &l->cap, b->nodes[0]);
+	l->stamp[0] = l->mark;
+	l->slot_of[0] = 0;
 	if (in->baseline_bytes)
-		new_node(&b, (cg_pathnode){.kind = CG_PATHNODE_BEFORE_PROFILING, .phase = CG_PHASE_NONE,
-					   .own_bytes = in->baseline_bytes});
+		new_node(&l->nodes, &l->n, &l->cap,
+			 (cg_pathnode){.kind = CG_PATHNODE_BEFORE_PROFILING, .phase = CG_PHASE_NONE, .parent = 0,
+				       .own_bytes = in->baseline_bytes});
 	if (in->before_trace_count || in->before_trace_bytes)
-		new_node(&b, (cg_pathnode){.kind = CG_PATHNODE_BEFORE_TRACE, .phase = CG_PHASE_NONE,
-					   .own_bytes = in->before_trace_bytes, .own_count = in->before_trace_count});
+		new_node(&l->nodes, &l->n, &l->cap,
+			 (cg_pathnode){.kind = CG_PATHNODE_BEFORE_TRACE, .phase = CG_PHASE_NONE, .parent = 0,
+				       .own_bytes = in->before_trace_bytes, .own_count = in->before_trace_count});
 	for (size_t k = 0; k < in->nallocs; k++) {
 		const cg_mem *m = &tl->mem[in->allocs[k]];
-		uint32_t node = m->span == CG_NONE || m->span >= tl->nspans ? 0 : node_of(&b, m->span, chain);
-		b.nodes[node].own_bytes += m->bytes;
-		b.nodes[node].own_count++;
+		uint32_t tn = m->span == CG_NONE || m->span >= tl->nspans ? 0 : b->node_of_span[m->span];
+		uint32_t x = local_node(l, tn);
+		l->nodes[x].own_bytes += m->bytes;
+		l->nodes[x].own_count++;
 	}
-	*out = flatten(&b);
-	cg_free(chain);
-	cg_free(b.node_of_span);
-	cg_free(b.slots);
+	flatten(l->nodes, l->n, t);
+}
+
+int cg_pathtree_run(cg_pathtree_result **out, const cg_timeline *tl, const cg_pathtree_input *in, uint32_t n,
+		    cg_error *err)
+{
+	(void)err;
+	cg_pathtree_result *r = cg_calloc(1, sizeof *r);
+	r->ntrees = n;
+	r->trees = cg_calloc(n ? n : 1, sizeof *r->trees);
+	trie b = {.tl = tl};
+	build_trie(&b);
+	local l = {.b = &b};
+	l.stamp = cg_calloc(b.nnodes, sizeof *l.stamp);
+	l.slot_of = cg_malloc(b.nnodes * sizeof *l.slot_of);
+	l.chain = cg_malloc(b.nnodes * sizeof *l.chain);
+	for (uint32_t i = 0; i < n; i++)
+		if (in[i].build)
+			build_one(&b, &l, &in[i], &r->trees[i]);
+	cg_free(l.nodes);
+	cg_free(l.stamp);
+	cg_free(l.slot_of);
+	cg_free(l.chain);
 	cg_free(b.nodes);
+	cg_free(b.slots);
+	cg_free(b.node_of_span);
+	*out = r;
 	return 0;
 }
 
-void cg_pathtree_free(cg_pathtree *t)
+void cg_pathtree_free(cg_pathtree_result *r)
 {
-	if (!t)
+	if (!r)
 		return;
-	cg_free(t->nodes);
-	cg_free(t);
+	for (uint32_t i = 0; i < r->ntrees; i++)
+		cg_free(r->trees[i].nodes);
+	cg_free(r->trees);
+	cg_free(r);
 }

@@ -7,15 +7,22 @@
  * appearance. Nodes come in pre-order: node 0 is the root ("all"), a node's
  * children follow it, and its subtree ends at subtree_end.
  *
- *     cg_pathtree_input in = {allocs, nallocs, before_trace_bytes, before_trace_count, baseline};
- *     cg_pathtree *t;
- *     cg_pathtree_build(&t, tl, &in, &err);
+ * The path structure is that of the whole span forest, built once; each
+ * input (one per device) gets the part its allocations touch. Spans at
+ * depth CG_PATHTREE_MAX_DEPTH or deeper (roots have depth 0) count as
+ * their ancestor just above it, so a tree is never deeper than that.
+ *
+ *     cg_pathtree_input in[1] = {{true, allocs, nallocs, before_trace_bytes, before_trace_count, baseline}};
+ *     cg_pathtree_result *r;
+ *     cg_pathtree_run(&r, tl, in, 1, &err);
+ *     const cg_pathtree *t = &r->trees[0];
  *     for (uint32_t i = 0; i < t->nnodes; i++) ...t->nodes[i].depth, .total_bytes...
- *     cg_pathtree_free(t);
+ *     cg_pathtree_free(r);
  */
 #ifndef CG_PATHTREE_H
 #define CG_PATHTREE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "timeline.h"
@@ -26,6 +33,11 @@ typedef enum cg_pathnode_kind {
 	CG_PATHNODE_BEFORE_TRACE,     /* allocated before the trace began (freed in it) */
 	CG_PATHNODE_BEFORE_PROFILING, /* the baseline allocated before profiling started */
 } cg_pathnode_kind;
+
+/* Spans this deep or deeper count as their ancestor just above: a deep
+ * chain of spans (a recursion, or a trace built to be one) cannot make
+ * every device's tree as deep as itself. */
+#define CG_PATHTREE_MAX_DEPTH 256
 
 /* A node's phase when its merged spans do not share one. */
 #define CG_PATHTREE_MIXED CG_PHASE_COUNT
@@ -43,14 +55,21 @@ typedef struct cg_pathnode {
 	uint64_t own_count;   /* allocations */
 	uint64_t total_count;
 	uint64_t first_ns;    /* earliest start of its spans (0 for the special nodes) */
+	/* Phase and first_ns cover every span of the trace with this path. */
 } cg_pathnode;
 
 typedef struct cg_pathtree {
-	uint32_t nnodes;
-	cg_pathnode *nodes; /* pre-order */
+	uint32_t nnodes;    /* 0 when not built */
+	cg_pathnode *nodes; /* pre-order; NULL when not built */
 } cg_pathtree;
 
+typedef struct cg_pathtree_result {
+	uint32_t ntrees;
+	cg_pathtree *trees; /* trees[i] for input i */
+} cg_pathtree_result;
+
 typedef struct cg_pathtree_input {
+	bool build;		     /* false: leave this tree empty */
 	const uint32_t *allocs;	     /* alloc records (indices into tl->mem) */
 	size_t nallocs;
 	uint64_t before_trace_bytes; /* live allocations made before the trace began */
@@ -58,8 +77,10 @@ typedef struct cg_pathtree_input {
 	uint64_t baseline_bytes;     /* allocated before profiling */
 } cg_pathtree_input;
 
-/* Builds the tree. *out belongs to the caller. Never fails on input. */
-int cg_pathtree_build(cg_pathtree **out, const cg_timeline *tl, const cg_pathtree_input *in, cg_error *err);
-void cg_pathtree_free(cg_pathtree *t);
+/* Builds the trees of the n inputs. *out belongs to the caller. Never
+ * fails on input. */
+int cg_pathtree_run(cg_pathtree_result **out, const cg_timeline *tl, const cg_pathtree_input *in, uint32_t n,
+		    cg_error *err);
+void cg_pathtree_free(cg_pathtree_result *r);
 
 #endif

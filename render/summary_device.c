@@ -175,9 +175,9 @@ static const char *node_kind_name(uint8_t kind)
 static void write_span_tree(cg_jw *w, const cg_analysis *a, uint32_t d)
 {
 	const cg_timeline *tl = a->tl;
-	const cg_pathtree *t = a->peak_trees ? a->peak_trees[d] : NULL;
+	const cg_pathtree *t = &a->peak_trees->trees[d];
 	cg_jw_key(w, "span_tree_at_peak");
-	if (!t) {
+	if (!t->nodes) {
 		cg_jw_null(w);
 		return;
 	}

@@ -289,8 +289,8 @@ static void print_at_peak(FILE *f, const cg_analysis *a, uint32_t d)
 /* The span-path tree, pruned to nodes holding at least 5 % of the peak. */
 static void print_tree(FILE *f, const cg_analysis *a, uint32_t d)
 {
-	const cg_pathtree *t = a->peak_trees ? a->peak_trees[d] : NULL;
-	if (!t || t->nnodes < 2 || t->nodes[0].total_bytes == 0)
+	const cg_pathtree *t = &a->peak_trees->trees[d];
+	if (t->nnodes < 2 || t->nodes[0].total_bytes == 0)
 		return;
 	const cg_timeline *tl = a->tl;
 	uint64_t whole = t->nodes[0].total_bytes, min = whole / 20;

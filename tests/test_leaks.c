@@ -11,6 +11,8 @@
  *   per step: 68, 68, 84; outside the steps: 8 */
 #include "testutil.h"
 
+#include <string.h>
+
 #include "leaks.h"
 
 #define A CG_ALLOC
@@ -149,6 +151,31 @@ static void a_device_without_step_figures_gets_no_per_step_leaks(void **state)
 	cg_timeline_free(fx.tl);
 }
 
+static void paths_of_huge_span_names_are_cut_between_characters(void **state)
+{
+	cg_timeline *tl = tu_tl_new();
+	static char name[5001];
+	for (int i = 0; i < 2500; i++)
+		memcpy(name + 2 * i, "\xc2\xb5", 2); /* 2,500 two-byte characters */
+	tu_span(tl, "r", NULL, "run", 0, 100, CG_PHASE_NONE);
+	tu_span(tl, "x", "r", name, 1, 2, CG_PHASE_NONE);
+	tu_mem(tl, 1, "a", "x", "cuda:0", 8, A, CG_CAT_ACTIVATION, "op");
+	tu_tl_finalize(tl);
+	uint32_t live[1] = {0};
+	size_t nlive = 1;
+	const uint32_t *per_device[1] = {live};
+	cg_leaks_input in = {per_device, &nlive, 0, NULL, NULL, 0, NULL, NULL};
+	cg_leaks_result *r;
+	cg_leaks_run(&r, tl, &in, NULL);
+	const char *path = r->devices[0].groups[0].path;
+	/* "run/" then as many whole characters as fit in 4,095 bytes */
+	assert_int_equal(strlen(path), 4 + 2 * ((4095 - 4) / 2));
+	assert_memory_equal(path, "run/\xc2\xb5", 6);
+	assert_true(((unsigned char)path[strlen(path) - 1] & 0xc0) == 0x80);
+	cg_leaks_free(r);
+	cg_timeline_free(tl);
+}
+
 static void parameters_and_optimizer_state_are_no_leak(void **state)
 {
 	assert_false(cg_leaks_category_counts(CG_CAT_PARAMETER));
@@ -175,6 +202,7 @@ int main(void)
 		cmocka_unit_test(leaks_growing_per_step_show_in_each_step),
 		cmocka_unit_test(the_same_leak_from_every_step_forms_one_group),
 		cmocka_unit_test(a_device_without_step_figures_gets_no_per_step_leaks),
+		cmocka_unit_test(paths_of_huge_span_names_are_cut_between_characters),
 		cmocka_unit_test(parameters_and_optimizer_state_are_no_leak),
 		cmocka_unit_test(without_pairing_leaks_by_allocation_are_not_known),
 	};

@@ -35,9 +35,10 @@ static void spans_of_one_name_under_one_parent_merge_as_in_a_flame_graph(void **
 	tu_mem(tl, 500, "f", NULL, "cuda:0", 1, A, CG_CAT_UNKNOWN, NULL);
 	tu_tl_finalize(tl);
 	uint32_t all[6] = {0, 1, 2, 3, 4, 5};
-	cg_pathtree_input in = {all, 6, 0, 0, 0};
-	cg_pathtree *t;
-	assert_int_equal(cg_pathtree_build(&t, tl, &in, NULL), 0);
+	cg_pathtree_input in = {true, all, 6, 0, 0, 0};
+	cg_pathtree_result *r;
+	assert_int_equal(cg_pathtree_run(&r, tl, &in, 1, NULL), 0);
+	const cg_pathtree *t = &r->trees[0];
 	/* pre-order: all, run, step#0, fwd, linear, bwd, step#1, fwd, linear */
 	static const char *const names[] = {"", "run", "step#0", "fwd", "linear", "bwd", "step#1", "fwd", "linear"};
 	static const uint32_t depth[] = {0, 1, 2, 3, 4, 3, 2, 3, 4};
@@ -64,7 +65,7 @@ static void spans_of_one_name_under_one_parent_merge_as_in_a_flame_graph(void **
 	assert_int_equal(t->nodes[5].phase, CG_PHASE_BACKWARD);
 	assert_int_equal(t->nodes[2].first_ns, 0);
 	assert_int_equal(t->nodes[6].first_ns, 100);
-	cg_pathtree_free(t);
+	cg_pathtree_free(r);
 	cg_timeline_free(tl);
 }
 
@@ -78,13 +79,14 @@ static void merged_spans_with_different_phases_are_mixed(void **state)
 	tu_mem(tl, 3, "b", "x2", "cuda:0", 8, A, CG_CAT_GRADIENT, NULL);
 	tu_tl_finalize(tl);
 	uint32_t all[2] = {0, 1};
-	cg_pathtree_input in = {all, 2, 0, 0, 0};
-	cg_pathtree *t;
-	cg_pathtree_build(&t, tl, &in, NULL);
+	cg_pathtree_input in = {true, all, 2, 0, 0, 0};
+	cg_pathtree_result *r;
+	cg_pathtree_run(&r, tl, &in, 1, NULL);
+	const cg_pathtree *t = &r->trees[0];
 	assert_int_equal(t->nnodes, 3);
 	assert_int_equal(t->nodes[2].phase, CG_PATHTREE_MIXED);
 	assert_int_equal(t->nodes[2].total_bytes, 16);
-	cg_pathtree_free(t);
+	cg_pathtree_free(r);
 	cg_timeline_free(tl);
 }
 
@@ -95,9 +97,10 @@ static void memory_from_before_the_trace_and_profiling_comes_first(void **state)
 	tu_mem(tl, 1, "a", "r", "cuda:0", 8, A, CG_CAT_ACTIVATION, NULL);
 	tu_tl_finalize(tl);
 	uint32_t all[1] = {0};
-	cg_pathtree_input in = {all, 1, 300, 2, 1000};
-	cg_pathtree *t;
-	cg_pathtree_build(&t, tl, &in, NULL);
+	cg_pathtree_input in = {true, all, 1, 300, 2, 1000};
+	cg_pathtree_result *r;
+	cg_pathtree_run(&r, tl, &in, 1, NULL);
+	const cg_pathtree *t = &r->trees[0];
 	assert_int_equal(t->nnodes, 4);
 	assert_int_equal(t->nodes[0].total_bytes, 1308);
 	assert_int_equal(t->nodes[0].total_count, 3);
@@ -106,11 +109,14 @@ static void memory_from_before_the_trace_and_profiling_comes_first(void **state)
 	assert_int_equal(t->nodes[2].kind, CG_PATHNODE_BEFORE_TRACE);
 	assert_int_equal(t->nodes[2].own_count, 2);
 	assert_string_equal(name(tl, &t->nodes[3]), "run");
-	cg_pathtree_free(t);
+	cg_pathtree_free(r);
 	cg_timeline_free(tl);
 }
 
-static void a_deep_chain_of_spans_builds_without_recursion(void **state)
+/* A chain of 20,000 nested spans: the tree stops at depth 256, where the
+ * deepest spans count as their ancestor at depth 255. Two devices share
+ * the span structure but each tree holds only its own allocations. */
+static void a_deep_chain_of_spans_is_cut_at_the_maximum_depth(void **state)
 {
 	enum { N = 20000 };
 	cg_timeline *tl = tu_tl_new();
@@ -122,15 +128,22 @@ static void a_deep_chain_of_spans_builds_without_recursion(void **state)
 	}
 	snprintf(id, sizeof id, "s%d", N - 1);
 	tu_mem(tl, 3 * N, "a", id, "cuda:0", 8, A, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 3 * N, "b", "s3", "cuda:1", 16, A, CG_CAT_ACTIVATION, NULL);
 	tu_tl_finalize(tl);
-	uint32_t all[1] = {0};
-	cg_pathtree_input in = {all, 1, 0, 0, 0};
-	cg_pathtree *t;
-	cg_pathtree_build(&t, tl, &in, NULL);
-	assert_int_equal(t->nnodes, N + 1);
-	assert_int_equal(t->nodes[N].depth, N);
+	uint32_t a0[1] = {0}, a1[1] = {1};
+	cg_pathtree_input in[3] = {{true, a0, 1, 0, 0, 0}, {true, a1, 1, 0, 0, 0}, {false, NULL, 0, 0, 0, 0}};
+	cg_pathtree_result *r;
+	cg_pathtree_run(&r, tl, in, 3, NULL);
+	const cg_pathtree *t = &r->trees[0];
+	assert_int_equal(t->nnodes, CG_PATHTREE_MAX_DEPTH + 1);
+	assert_int_equal(t->nodes[CG_PATHTREE_MAX_DEPTH].depth, CG_PATHTREE_MAX_DEPTH);
+	assert_int_equal(t->nodes[CG_PATHTREE_MAX_DEPTH].own_bytes, 8);
 	assert_int_equal(t->nodes[1].total_bytes, 8);
-	cg_pathtree_free(t);
+	assert_int_equal(r->trees[1].nnodes, 5); /* all, s0 .. s3 */
+	assert_int_equal(r->trees[1].nodes[4].own_bytes, 16);
+	assert_int_equal(r->trees[2].nnodes, 0);
+	assert_null(r->trees[2].nodes);
+	cg_pathtree_free(r);
 	cg_timeline_free(tl);
 }
 
@@ -140,7 +153,7 @@ int main(void)
 		cmocka_unit_test(spans_of_one_name_under_one_parent_merge_as_in_a_flame_graph),
 		cmocka_unit_test(merged_spans_with_different_phases_are_mixed),
 		cmocka_unit_test(memory_from_before_the_trace_and_profiling_comes_first),
-		cmocka_unit_test(a_deep_chain_of_spans_builds_without_recursion),
+		cmocka_unit_test(a_deep_chain_of_spans_is_cut_at_the_maximum_depth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
