@@ -164,6 +164,50 @@ static void top_must_be_a_count(void **state)
 	free(err);
 }
 
+/* A trace built to multiply costs: many devices, each allocating at the
+ * bottom of one very deep chain of spans, and many steps. It must finish
+ * (under the test's timeout) with every figure. */
+static void many_devices_deep_spans_and_many_steps_stay_fast(void **state)
+{
+	enum { DEPTH = 3000, DEVICES = 500, STEPS = 200 };
+	size_t cap = 8 << 20, len = 0;
+	char *t = malloc(cap);
+	len += (size_t)snprintf(t + len, cap - len, "{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\"}\n");
+	for (int i = 0; i < DEPTH; i++) {
+		char parent[48] = "";
+		if (i)
+			snprintf(parent, sizeof parent, "\"parent_id\":\"d%d\",", i - 1);
+		len += (size_t)snprintf(t + len, cap - len,
+					"{\"kind\":\"span_start\",\"id\":\"d%d\",%s\"name\":\"level\",\"start_ns\":%d,"
+					"\"span_kind\":\"function\"}\n", i, parent, i);
+	}
+	for (int k = 0; k < STEPS; k++) {
+		int t0 = 10000 + 100 * k;
+		len += (size_t)snprintf(t + len, cap - len,
+					"{\"kind\":\"span_start\",\"id\":\"s%d\",\"name\":\"step#%d\",\"start_ns\":%d,"
+					"\"span_kind\":\"function\"}\n"
+					"{\"kind\":\"span_start\",\"id\":\"f%d\",\"parent_id\":\"s%d\",\"name\":\"fwd\","
+					"\"start_ns\":%d,\"span_kind\":\"function\",\"step\":\"forward\"}\n"
+					"{\"kind\":\"span_end\",\"id\":\"f%d\",\"duration_ns\":50}\n"
+					"{\"kind\":\"span_end\",\"id\":\"s%d\",\"duration_ns\":90}\n",
+					k, k, t0, k, k, t0 + 1, k, k);
+	}
+	for (int d = 0; d < DEVICES; d++)
+		len += (size_t)snprintf(t + len, cap - len,
+					"{\"kind\":\"memory\",\"timestamp_ns\":%d,\"tensor_id\":\"x\",\"span_id\":\"d%d\","
+					"\"device\":\"cuda:%d\",\"bytes\":%d,\"action\":\"alloc\",\"dtype\":\"f32\"}\n",
+					10000 + 40 * d, DEPTH - 1, d, 64 + d);
+	assert_true(len < cap - 1);
+	const char *p = tu_write("pathological.jsonl", t, len);
+	free(t);
+	char *out, *err;
+	assert_int_equal(tu_run(&out, &err, NULL, "summary", p, "--top", "3", NULL), 0);
+	assert_non_null(strstr(out, "steps: 200 \xc3\x97 step#*"));
+	assert_non_null(strstr(out, "cuda:499\n  peak                563 B (563 B) at 30 \xc2\xb5s"));
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +218,7 @@ int main(void)
 		cmocka_unit_test(the_summary_fits_a_terminal_of_100_columns),
 		cmocka_unit_test(the_summary_puts_the_key_figures_first),
 		cmocka_unit_test(top_must_be_a_count),
+		cmocka_unit_test(many_devices_deep_spans_and_many_steps_stay_fast),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
