@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "units.h"
 #include "xalloc.h"
 
 int cg_chart_open(cg_chart *c, const char *path, cg_chart_format format, const cg_chart_size *size,
@@ -190,6 +191,12 @@ char *cg_chart_elide(cg_chart *c, const char *s, double width, bool middle, size
 
 void cg_chart_frame(cg_chart *c, const char *title, const char *subtitle, const char *footnote)
 {
+	cg_chart_frame_narrow(c, title, subtitle, c->width - 2 * CG_MARGIN, footnote);
+}
+
+void cg_chart_frame_narrow(cg_chart *c, const char *title, const char *subtitle, double subtitle_width,
+			   const char *footnote)
+{
 	cairo_save(c->cr);
 	cg_chart_color(c, CG_INK);
 	cg_chart_font(c, CG_TYPE_TITLE, true);
@@ -200,7 +207,7 @@ void cg_chart_frame(cg_chart *c, const char *title, const char *subtitle, const 
 	if (subtitle && *subtitle) {
 		cg_chart_color(c, CG_SECONDARY);
 		cg_chart_font(c, CG_TYPE_LABEL, false);
-		char *s = cg_chart_elide(c, subtitle, c->width - 2 * CG_MARGIN, false, 1);
+		char *s = cg_chart_elide(c, subtitle, subtitle_width, false, 1);
 		if (s)
 			cg_chart_text(c, CG_MARGIN, 70, CG_LEFT, s);
 		cg_free(s);
@@ -214,6 +221,25 @@ void cg_chart_frame(cg_chart *c, const char *title, const char *subtitle, const 
 		cg_free(f);
 	}
 	cairo_restore(c->cr);
+}
+
+double cg_chart_value_label(cg_chart *c, double x, double y, const char *bold, const char *grey, bool draw)
+{
+	cg_chart_font(c, CG_TYPE_LABEL, true);
+	double wb = cg_chart_text_width(c, bold);
+	if (draw) {
+		cg_chart_color(c, CG_INK);
+		cg_chart_text(c, x, y, CG_LEFT, bold);
+	}
+	if (!grey || !*grey)
+		return wb;
+	cg_chart_font(c, CG_TYPE_LABEL, false);
+	double gap = 8, wg = cg_chart_text_width(c, grey);
+	if (draw) {
+		cg_chart_color(c, CG_SECONDARY);
+		cg_chart_text(c, x + wb + gap, y, CG_LEFT, grey);
+	}
+	return wb + gap + wg;
 }
 
 double cg_chart_crisp(const cg_chart *c, double v)
@@ -256,6 +282,83 @@ void cg_chart_box(cg_chart *c, double x, double y, double w, double h, cg_rgb fi
 	cairo_fill(c->cr);
 }
 
+/* --- legends -------------------------------------------------------------- */
+
+double cg_chart_legend_header(cg_chart *c, double x, double y, double width, const char *left, const char *right)
+{
+	cg_chart_font(c, CG_TYPE_SMALL, true);
+	cg_chart_color(c, CG_SECONDARY);
+	cg_chart_text(c, x, y, CG_LEFT, left);
+	if (right) {
+		cg_chart_font(c, CG_TYPE_SMALL, false);
+		cg_chart_color(c, CG_FOOTNOTE);
+		cg_chart_text(c, x + width, y, CG_RIGHT, right);
+	}
+	return y + 27;
+}
+
+/* The name, cut to leave room for the value. */
+static void legend_text(cg_chart *c, double x, double y, double width, const char *name, const char *value)
+{
+	double vw = 0;
+	if (value) {
+		cg_chart_font(c, CG_TYPE_SMALL, false);
+		vw = cg_chart_text_width(c, value) + 10;
+		cg_chart_color(c, CG_SECONDARY);
+		cg_chart_text(c, x + width, y, CG_RIGHT, value);
+	}
+	cg_chart_font(c, CG_TYPE_LABEL, false);
+	cg_chart_color(c, CG_INK);
+	char *n = cg_chart_elide(c, name, width - 22 - vw, false, 1);
+	if (n)
+		cg_chart_text(c, x + 22, y, CG_LEFT, n);
+	cg_free(n);
+}
+
+double cg_chart_legend_swatch(cg_chart *c, double x, double y, double width, cg_rgb swatch, const char *name,
+			      const char *value)
+{
+	cg_chart_box(c, x, y - 13, 14, 14, swatch);
+	legend_text(c, x, y, width, name, value);
+	return y + 26;
+}
+
+double cg_chart_legend_line(cg_chart *c, double x, double y, double width, unsigned color, const double *dash,
+			    const char *name, const char *value)
+{
+	cairo_save(c->cr);
+	cairo_set_line_width(c->cr, 2);
+	if (dash)
+		cairo_set_dash(c->cr, dash, 2, 0);
+	cg_chart_color(c, color);
+	cairo_move_to(c->cr, x, y - 6);
+	cairo_line_to(c->cr, x + 16, y - 6);
+	cairo_stroke(c->cr);
+	cairo_restore(c->cr);
+	legend_text(c, x, y, width, name, value);
+	return y + 26;
+}
+
+double cg_chart_legend_row(cg_chart *c, double x_right, double y, const cg_legend_item *items, size_t n, bool draw)
+{
+	const double swatch = 13, pad = 7, gap = 22;
+	cg_chart_font(c, CG_TYPE_SMALL, false);
+	double total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += (i ? gap : 0) + swatch + pad + cg_chart_text_width(c, items[i].name);
+	if (!draw)
+		return total;
+	double x = x_right - total;
+	for (size_t i = 0; i < n; i++) {
+		cg_chart_box(c, x, y - 11, swatch, swatch, items[i].color);
+		x += swatch + pad;
+		cg_chart_color(c, CG_SECONDARY);
+		cg_chart_text(c, x, y, CG_LEFT, items[i].name);
+		x += cg_chart_text_width(c, items[i].name) + gap;
+	}
+	return total;
+}
+
 /* --- ticks ---------------------------------------------------------------- */
 
 const char *cg_bytes_unit(double max, double *divisor)
@@ -279,6 +382,17 @@ static int decimals_for(double step_in_units)
 	return d;
 }
 
+/* The smallest step of 1, 2, 5 x 10^k (k >= 0) that covers max in at most
+ * max_intervals intervals. */
+static double step_125(double max, int max_intervals)
+{
+	static const double mult[] = {1, 2, 5};
+	for (double p = 1;; p *= 10)
+		for (int k = 0; k < 3; k++)
+			if (max / (mult[k] * p) <= max_intervals)
+				return mult[k] * p;
+}
+
 void cg_ticks_bytes(cg_ticks *t, double max, int max_intervals)
 {
 	if (max < 1)
@@ -289,6 +403,7 @@ void cg_ticks_bytes(cg_ticks *t, double max, int max_intervals)
 	int intervals = (int)ceil(max / step);
 	if (intervals < 1)
 		intervals = 1;
+	t->kind = CG_TICKS_BYTES;
 	t->count = intervals + 1;
 	t->step = step;
 	t->max = step * intervals;
@@ -296,10 +411,27 @@ void cg_ticks_bytes(cg_ticks *t, double max, int max_intervals)
 	t->decimals = decimals_for(step / t->divisor);
 }
 
+void cg_ticks_count(cg_ticks *t, double max, int max_intervals)
+{
+	if (max < 1)
+		max = 1;
+	double step = step_125(max, max_intervals);
+	int intervals = (int)ceil(max / step - 1e-9);
+	t->kind = CG_TICKS_COUNT;
+	t->count = intervals + 1;
+	t->step = step;
+	t->max = step * intervals;
+	t->divisor = 1;
+	t->unit = "";
+	t->decimals = 0;
+}
+
 void cg_ticks_grow(cg_ticks *t)
 {
 	t->count++;
 	t->max += t->step;
+	if (t->kind != CG_TICKS_BYTES)
+		return;
 	double d;
 	const char *u = cg_bytes_unit(t->max, &d);
 	if (d != t->divisor) {
@@ -313,18 +445,7 @@ void cg_ticks_time(cg_ticks *t, double max_ns, int max_intervals)
 {
 	if (max_ns < 1)
 		max_ns = 1;
-	static const double mult[] = {1, 2, 5};
-	double step = 1;
-	for (double p = 1;; p *= 10) {
-		int k;
-		for (k = 0; k < 3; k++) {
-			step = mult[k] * p;
-			if (max_ns / step <= max_intervals)
-				break;
-		}
-		if (k < 3)
-			break;
-	}
+	double step = step_125(max_ns, max_intervals);
 	if (max_ns >= 1e8) {
 		t->divisor = 1e9;
 		t->unit = "s";
@@ -338,6 +459,7 @@ void cg_ticks_time(cg_ticks *t, double max_ns, int max_intervals)
 		t->divisor = 1;
 		t->unit = "ns";
 	}
+	t->kind = CG_TICKS_TIME;
 	t->step = step;
 	t->count = (int)floor(max_ns / step + 1e-9) + 1;
 	t->max = max_ns;
@@ -346,6 +468,48 @@ void cg_ticks_time(cg_ticks *t, double max_ns, int max_intervals)
 
 char *cg_ticks_label(const cg_ticks *t, int i, char *buf, size_t size)
 {
+	if (t->kind == CG_TICKS_COUNT)
+		return cg_fmt_count(buf, size, (uint64_t)llround(i * t->step));
 	snprintf(buf, size, "%.*f", t->decimals, i * t->step / t->divisor);
 	return buf;
+}
+
+/* --- axes ----------------------------------------------------------------- */
+
+void cg_chart_axis_left(cg_chart *c, const cg_rect *plot, const cg_ticks *t, const char *title)
+{
+	char buf[32];
+	cairo_save(c->cr);
+	cg_chart_font(c, CG_TYPE_TICK, false);
+	for (int i = 0; i < t->count; i++) {
+		double y = plot->y1 - (plot->y1 - plot->y0) * (i * t->step) / t->max;
+		if (i > 0)
+			cg_chart_hline(c, plot->x0, plot->x1, y, CG_GRID);
+		cg_chart_color(c, CG_SECONDARY);
+		cg_chart_text(c, plot->x0 - 8, y + 5, CG_RIGHT, cg_ticks_label(t, i, buf, sizeof buf));
+	}
+	cg_chart_font(c, CG_TYPE_LABEL, false);
+	cg_chart_color(c, CG_SECONDARY);
+	cairo_translate(c->cr, CG_MARGIN + 10, (plot->y0 + plot->y1) / 2);
+	cairo_rotate(c->cr, -M_PI / 2);
+	cg_chart_text(c, 0, 0, CG_CENTER, title);
+	cairo_restore(c->cr);
+}
+
+void cg_chart_axis_bottom(cg_chart *c, const cg_rect *plot, const cg_ticks *t, const char *title)
+{
+	char buf[32];
+	cairo_save(c->cr);
+	cg_chart_hline(c, plot->x0, plot->x1, plot->y1, CG_AXES);
+	cg_chart_font(c, CG_TYPE_TICK, false);
+	for (int i = 0; i < t->count; i++) {
+		double x = plot->x0 + (plot->x1 - plot->x0) * (i * t->step) / t->max;
+		cg_chart_vline(c, x, plot->y1, plot->y1 + 5, CG_AXES);
+		cg_chart_color(c, CG_SECONDARY);
+		cg_chart_text(c, x, plot->y1 + 22, CG_CENTER, cg_ticks_label(t, i, buf, sizeof buf));
+	}
+	cg_chart_font(c, CG_TYPE_LABEL, false);
+	cg_chart_color(c, CG_SECONDARY);
+	cg_chart_text(c, (plot->x0 + plot->x1) / 2, plot->y1 + 50, CG_CENTER, title);
+	cairo_restore(c->cr);
 }

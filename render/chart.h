@@ -101,6 +101,14 @@ char *cg_chart_elide(cg_chart *c, const char *s, double width, bool middle, size
 /* Title (bold, baseline 44), subtitle (baseline 70, cut to fit) and a
  * footnote (grey, 18 px above the bottom), all left-aligned at the margin. */
 void cg_chart_frame(cg_chart *c, const char *title, const char *subtitle, const char *footnote);
+/* The same with the subtitle cut to subtitle_width, leaving room at its
+ * right for a legend row. */
+void cg_chart_frame_narrow(cg_chart *c, const char *title, const char *subtitle, double subtitle_width,
+			   const char *footnote);
+/* "bold" in bold ink, then "grey" in grey: the label after a bar ("3.05 MiB
+ * 19.7 %"). Drawn with its baseline at y from x when draw is set; returns
+ * its width either way. */
+double cg_chart_value_label(cg_chart *c, double x, double y, const char *bold, const char *grey, bool draw);
 
 /* x (or y) of a 1-px line that lands on whole device pixels. */
 double cg_chart_crisp(const cg_chart *c, double v);
@@ -108,28 +116,67 @@ void cg_chart_hline(cg_chart *c, double x0, double x1, double y, unsigned hex);
 void cg_chart_vline(cg_chart *c, double x, double y0, double y1, unsigned hex);
 void cg_chart_box(cg_chart *c, double x, double y, double w, double h, cg_rgb fill);
 
+/* --- legends --- */
+
+/* A legend column (as beside the timeline): a header with an optional
+ * right-aligned column title, then entries with a 14-px swatch or a short
+ * line, a name and an optional value right-aligned at x + width. Each
+ * returns the baseline of the next row. */
+double cg_chart_legend_header(cg_chart *c, double x, double y, double width, const char *left, const char *right);
+double cg_chart_legend_swatch(cg_chart *c, double x, double y, double width, cg_rgb swatch, const char *name,
+			      const char *value);
+/* dash: NULL for a solid line, else two lengths (on, off). */
+double cg_chart_legend_line(cg_chart *c, double x, double y, double width, unsigned color, const double *dash,
+			    const char *name, const char *value);
+
+/* A legend on one line (swatch, name; swatch, name ...) ending at x_right
+ * on baseline y, as above the icicle. Returns its width; draws only when
+ * draw is set, so a chart can measure it first. */
+typedef struct cg_legend_item {
+	cg_rgb color;
+	const char *name;
+} cg_legend_item;
+double cg_chart_legend_row(cg_chart *c, double x_right, double y, const cg_legend_item *items, size_t n, bool draw);
+
 /* --- ticks --- */
 
+typedef enum cg_tick_kind { CG_TICKS_BYTES, CG_TICKS_TIME, CG_TICKS_COUNT } cg_tick_kind;
+
 typedef struct cg_ticks {
+	cg_tick_kind kind;
 	int count;	   /* tick values: 0, step, 2 step, ... (count of them) */
 	double step;	   /* in data units (bytes or ns) */
 	double max;	   /* axis maximum: (count - 1) * step */
 	double divisor;	   /* data units per displayed unit */
-	const char *unit;  /* "MiB", "s", ... */
+	const char *unit;  /* "MiB", "s", ...; "" for counts */
 	int decimals;	   /* the same on every label */
 } cg_ticks;
 
 /* Byte axis from 0 to at least max: steps of 1, 2, 4, 8 x 2^k, at most
  * max_intervals intervals, unit from the axis maximum. */
 void cg_ticks_bytes(cg_ticks *t, double max, int max_intervals);
+/* Count axis from 0 to at least max: steps of 1, 2, 5 x 10^k (whole
+ * numbers), at most max_intervals intervals; labels with thousands
+ * separators, no unit. */
+void cg_ticks_count(cg_ticks *t, double max, int max_intervals);
 /* Raises the axis maximum by one step. */
 void cg_ticks_grow(cg_ticks *t);
 /* Time axis from 0 to max ns: steps of 1, 2, 5 x 10^k; seconds, or ms or
  * µs when the whole axis is under 0.1 s (or 0.1 ms). */
 void cg_ticks_time(cg_ticks *t, double max_ns, int max_intervals);
-/* The label of tick i: "12", "0.05" (no unit). */
+/* The label of tick i: "12", "0.05", "20,000" (no unit). */
 char *cg_ticks_label(const cg_ticks *t, int i, char *buf, size_t size);
 /* The unit of a byte value for axis titles ("MiB") and its divisor. */
 const char *cg_bytes_unit(double max, double *divisor);
+
+/* --- axes --- */
+
+/* Vertical axis at the plot's left: labels right-aligned 8 px left of it,
+ * a 1-px grid line at every tick above 0 (under the data: draw first), and
+ * the title turned along the left margin. */
+void cg_chart_axis_left(cg_chart *c, const cg_rect *plot, const cg_ticks *t, const char *title);
+/* Horizontal axis: the 1-px baseline (over the data: draw after it), 5-px
+ * ticks, labels centred under them and the title below. */
+void cg_chart_axis_bottom(cg_chart *c, const cg_rect *plot, const cg_ticks *t, const char *title);
 
 #endif

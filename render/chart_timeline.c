@@ -160,44 +160,6 @@ static void choose_lines(lines *ln, const cg_timeline *tl, uint32_t d, uint64_t 
 
 /* --- drawing ----------------------------------------------------------------- */
 
-static void draw_y_axis(cg_chart *c, const layout *l)
-{
-	char buf[32], title[64];
-	cg_chart_font(c, CG_TYPE_TICK, false);
-	for (int i = 0; i < l->y.count; i++) {
-		double y = y_of(l, i * l->y.step);
-		if (i > 0)
-			cg_chart_hline(c, l->plot.x0, l->plot.x1, y, CG_GRID);
-		cg_chart_color(c, CG_SECONDARY);
-		cg_chart_text(c, l->plot.x0 - 8, y + 5, CG_RIGHT, cg_ticks_label(&l->y, i, buf, sizeof buf));
-	}
-	snprintf(title, sizeof title, "live memory (%s)", l->y.unit);
-	cairo_save(c->cr);
-	cg_chart_font(c, CG_TYPE_LABEL, false);
-	cg_chart_color(c, CG_SECONDARY);
-	cairo_translate(c->cr, CG_MARGIN + 10, (l->plot.y0 + l->plot.y1) / 2);
-	cairo_rotate(c->cr, -M_PI / 2);
-	cg_chart_text(c, 0, 0, CG_CENTER, title);
-	cairo_restore(c->cr);
-}
-
-static void draw_x_axis(cg_chart *c, const layout *l)
-{
-	char buf[32], title[64];
-	cg_chart_hline(c, l->plot.x0, l->plot.x1, l->plot.y1, CG_AXES);
-	cg_chart_font(c, CG_TYPE_TICK, false);
-	for (int i = 0; i < l->x.count; i++) {
-		double x = x_of(l, i * l->x.step);
-		cg_chart_vline(c, x, l->plot.y1, l->plot.y1 + 5, CG_AXES);
-		cg_chart_color(c, CG_SECONDARY);
-		cg_chart_text(c, x, l->plot.y1 + 22, CG_CENTER, cg_ticks_label(&l->x, i, buf, sizeof buf));
-	}
-	snprintf(title, sizeof title, "time since trace start (%s)", l->x.unit);
-	cg_chart_font(c, CG_TYPE_LABEL, false);
-	cg_chart_color(c, CG_SECONDARY);
-	cg_chart_text(c, (l->plot.x0 + l->plot.x1) / 2, l->plot.y1 + 50, CG_CENTER, title);
-}
-
 static void draw_areas(cg_chart *c, const layout *l, const timeline_data *td)
 {
 	double w = (l->plot.x1 - l->plot.x0) / (double)td->ncols;
@@ -281,7 +243,7 @@ static void draw_lines(cg_chart *c, const layout *l, const cg_timeline *tl, cons
 }
 
 /* Spans that start a phase: their own step differs from their parent's. */
-static void draw_lanes(cg_chart *c, const layout *l, const cg_timeline *tl, const cg_steps *steps)
+static void draw_lanes(cg_chart *c, const layout *l, const cg_timeline *tl, const cg_steps_result *steps)
 {
 	const double step_y = l->plot.y0 - 62, phase_y = l->plot.y0 - 40, h = 20;
 	cg_chart_font(c, CG_TYPE_SMALL, false);
@@ -316,12 +278,12 @@ static void draw_lanes(cg_chart *c, const layout *l, const cg_timeline *tl, cons
 			}
 		}
 	}
-	for (size_t k = 0; k < steps->n; k++) {
-		double x = x_of(l, (double)steps->start_ns[k]);
-		double next = k + 1 < steps->n ? x_of(l, (double)steps->start_ns[k + 1]) : l->plot.x1;
+	for (uint32_t k = 0; k < steps->nsteps; k++) {
+		double x = x_of(l, (double)steps->steps[k].start_ns);
+		double next = k + 1 < steps->nsteps ? x_of(l, (double)steps->steps[k + 1].start_ns) : l->plot.x1;
 		cg_chart_vline(c, x, step_y + 2, step_y + h, 0xAAAAAA);
 		char label[32];
-		snprintf(label, sizeof label, "step %zu", k);
+		snprintf(label, sizeof label, "step %" PRIu32, k);
 		if (next - x - 4 >= cg_chart_text_width(c, label)) {
 			cg_chart_color(c, CG_SECONDARY);
 			cg_chart_text(c, x + 4, step_y + 15, CG_LEFT, label);
@@ -403,73 +365,18 @@ static void draw_marker(cg_chart *c, const layout *l, double x, const char *labe
 	cg_chart_text(c, lx, l->plot.y0 + 19, CG_LEFT, label);
 }
 
-static double legend_header(cg_chart *c, double x, double y, double width, const char *left, const char *right)
-{
-	cg_chart_font(c, CG_TYPE_SMALL, true);
-	cg_chart_color(c, CG_SECONDARY);
-	cg_chart_text(c, x, y, CG_LEFT, left);
-	if (right) {
-		cg_chart_font(c, CG_TYPE_SMALL, false);
-		cg_chart_color(c, CG_FOOTNOTE);
-		cg_chart_text(c, x + width, y, CG_RIGHT, right);
-	}
-	return y + 27;
-}
-
-static double legend_entry(cg_chart *c, double x, double y, double width, cg_rgb swatch, const char *name,
-			   const char *value)
-{
-	cg_chart_box(c, x, y - 13, 14, 14, swatch);
-	cg_chart_font(c, CG_TYPE_LABEL, false);
-	cg_chart_color(c, CG_INK);
-	double room = width - 22 - (value ? 80 : 0);
-	char *n = cg_chart_elide(c, name, room, false, 1);
-	if (n)
-		cg_chart_text(c, x + 22, y, CG_LEFT, n);
-	cg_free(n);
-	if (value) {
-		cg_chart_font(c, CG_TYPE_SMALL, false);
-		cg_chart_color(c, CG_SECONDARY);
-		cg_chart_text(c, x + width, y, CG_RIGHT, value);
-	}
-	return y + 26;
-}
-
-static double legend_line(cg_chart *c, double x, double y, double width, unsigned color, const double *dash,
-			  const char *name, const char *value)
-{
-	cairo_save(c->cr);
-	cairo_set_line_width(c->cr, 2);
-	if (dash)
-		cairo_set_dash(c->cr, dash, 2, 0);
-	cg_chart_color(c, color);
-	cairo_move_to(c->cr, x, y - 6);
-	cairo_line_to(c->cr, x + 16, y - 6);
-	cairo_stroke(c->cr);
-	cairo_restore(c->cr);
-	cg_chart_font(c, CG_TYPE_LABEL, false);
-	cg_chart_color(c, CG_INK);
-	cg_chart_text(c, x + 22, y, CG_LEFT, name);
-	if (value) {
-		cg_chart_font(c, CG_TYPE_SMALL, false);
-		cg_chart_color(c, CG_SECONDARY);
-		cg_chart_text(c, x + width, y, CG_RIGHT, value);
-	}
-	return y + 26;
-}
-
 static void draw_legend(cg_chart *c, const layout *l, const cg_timeline *tl, const timeline_data *td,
 			const lines *ln)
 {
 	double x = l->legend_x, width = c->width - CG_MARGIN - x, y = l->plot.y0 + 4;
 	char buf[32];
-	y = legend_header(c, x, y, width, tl->source.categories_known ? "category" : "category (not in trace)",
+	y = cg_chart_legend_header(c, x, y, width, tl->source.categories_known ? "category" : "category (not in trace)",
 			  "at peak");
 	for (int s = CG_CAT_COUNT; s-- > 0;) {
 		cg_category cat = cg_chart_stack_order[s];
 		if (!td->occurs[cat])
 			continue;
-		y = legend_entry(c, x, y, width, cg_chart_category_color(cat),
+		y = cg_chart_legend_swatch(c, x, y, width, cg_chart_category_color(cat),
 				 cat == CG_CAT_BASELINE ? "before profiling" : cg_category_name(cat),
 				 cg_fmt_bytes(buf, sizeof buf, td->at_peak.by_cat[cat]));
 	}
@@ -479,25 +386,25 @@ static void draw_legend(cg_chart *c, const layout *l, const cg_timeline *tl, con
 		if (tl->spans[i].phase != CG_PHASE_NONE)
 			phases[tl->spans[i].phase] = any = true;
 	if (any) {
-		y = legend_header(c, x, y + 14, width, "phase", NULL);
+		y = cg_chart_legend_header(c, x, y + 14, width, "phase", NULL);
 		for (int p = CG_PHASE_FORWARD; p < CG_PHASE_COUNT; p++)
 			if (phases[p])
-				y = legend_entry(c, x, y, width, cg_chart_lane_color((cg_phase)p),
+				y = cg_chart_legend_swatch(c, x, y, width, cg_chart_lane_color((cg_phase)p),
 						 cg_phase_name((cg_phase)p), NULL);
 	}
 	if (ln->n) {
 		static const double reserved_dash[] = {6, 3}, capacity_dash[] = {10, 5};
-		y = legend_header(c, x, y + 14, width, "device", "max");
+		y = cg_chart_legend_header(c, x, y + 14, width, "device", "max");
 		bool off = false;
 		if (ln->used || ln->used_off)
-			y = legend_line(c, x, y, width, 0x1A1A1A, NULL, ln->used ? "used" : "used \xe2\x86\x91",
+			y = cg_chart_legend_line(c, x, y, width, 0x1A1A1A, NULL, ln->used ? "used" : "used \xe2\x86\x91",
 					cg_fmt_bytes(buf, sizeof buf, ln->max_used));
 		if (ln->reserved || ln->reserved_off)
-			y = legend_line(c, x, y, width, 0x7A0177, reserved_dash,
+			y = cg_chart_legend_line(c, x, y, width, 0x7A0177, reserved_dash,
 					ln->reserved ? "reserved" : "reserved \xe2\x86\x91",
 					cg_fmt_bytes(buf, sizeof buf, ln->max_reserved));
 		if (ln->capacity || ln->capacity_off)
-			y = legend_line(c, x, y, width, 0xB2182B, capacity_dash,
+			y = cg_chart_legend_line(c, x, y, width, 0xB2182B, capacity_dash,
 					ln->capacity ? "capacity" : "capacity \xe2\x86\x91",
 					cg_fmt_bytes(buf, sizeof buf, ln->capacity_bytes));
 		off = ln->used_off || ln->reserved_off || ln->capacity_off;
@@ -565,17 +472,18 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 	}
 	cg_chart_frame(c, title, subtitle, footnote);
 
-	cg_steps steps;
-	cg_chart_find_steps(tl, &steps);
-	draw_y_axis(c, &l);
+	char ytitle[64], xtitle[64];
+	snprintf(ytitle, sizeof ytitle, "live memory (%s)", l.y.unit);
+	snprintf(xtitle, sizeof xtitle, "time since trace start (%s)", l.x.unit);
+	cg_chart_axis_left(c, &l.plot, &l.y, ytitle);
 	draw_areas(c, &l, &td);
 	draw_lines(c, &l, tl, &ln);
-	draw_x_axis(c, &l);
-	bool phased = steps.n > 0;
+	cg_chart_axis_bottom(c, &l.plot, &l.x, xtitle);
+	bool phased = a->steps->nsteps > 0;
 	for (size_t i = 0; i < tl->nspans && !phased; i++)
 		phased = tl->spans[i].phase != CG_PHASE_NONE;
 	if (phased)
-		draw_lanes(c, &l, tl, &steps);
+		draw_lanes(c, &l, tl, a->steps);
 	for (size_t i = 0; i < tl->nooms; i++)
 		if (tl->ooms[i].device == d)
 			draw_marker(c, &l, x_of(&l, (double)tl->ooms[i].t_ns), "out of memory", 0xB2182B);
@@ -583,7 +491,6 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 		draw_marker(c, &l, l.plot.x1, "trace ends here", CG_INK);
 	draw_peak(c, &l, p, &td);
 	draw_legend(c, &l, tl, &td, &ln);
-	cg_chart_steps_free(&steps);
 	cg_free(td.cols);
 	cg_free(td.returns);
 }

@@ -54,48 +54,6 @@ void cg_chart_run_name(const cg_timeline *tl, char *buf, size_t size)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* A step is an outermost span without a phase of its own that directly
- * holds a forward span (train_step#N holding forward, backward, optimizer). */
-void cg_chart_find_steps(const cg_timeline *tl, cg_steps *out)
-{
-	out->n = 0;
-	out->start_ns = NULL;
-	bool *holds = cg_calloc(tl->nspans ? tl->nspans : 1, sizeof *holds);
-	for (size_t i = 0; i < tl->nspans; i++) {
-		const cg_span *s = &tl->spans[i];
-		if (s->step == CG_PHASE_FORWARD && s->parent != CG_NONE && tl->spans[s->parent].phase == CG_PHASE_NONE)
-			holds[s->parent] = true;
-	}
-	size_t cap = 0;
-	for (size_t i = 0; i < tl->nspans; i++) {
-		if (!holds[i])
-			continue;
-		bool outermost = true;
-		for (uint32_t p = tl->spans[i].parent; p != CG_NONE && outermost; p = tl->spans[p].parent)
-			outermost = !holds[p];
-		if (!outermost)
-			continue;
-		CG_GROW(out->start_ns, cap, out->n + 1);
-		out->start_ns[out->n++] = tl->spans[i].start_ns;
-	}
-	if (out->n > 1)
-		qsort(out->start_ns, out->n, sizeof *out->start_ns, cmp_u64);
-	cg_free(holds);
-}
-
-void cg_chart_steps_free(cg_steps *s)
-{
-	cg_free(s->start_ns);
-	s->start_ns = NULL;
-	s->n = 0;
-}
-
 static void add(cg_chart_list *l, const char *name, const char *title, const char *skipped)
 {
 	CG_GROW(l->items, l->cap, l->n + 1);

@@ -60,12 +60,4 @@ const char *cg_chart_source_name(const cg_timeline *tl);
 /* A short name for the run: the file name without .jsonl/.json/.gz. */
 void cg_chart_run_name(const cg_timeline *tl, char *buf, size_t size);
 
-/* Training steps: start times of the repeating step spans. */
-typedef struct cg_steps {
-	uint64_t *start_ns;
-	size_t n;
-} cg_steps;
-void cg_chart_find_steps(const cg_timeline *tl, cg_steps *out);
-void cg_chart_steps_free(cg_steps *s);
-
 #endif
