@@ -377,7 +377,7 @@ static void draw_legend(cg_chart *c, const layout *l, const cg_timeline *tl, con
 		if (!td->occurs[cat])
 			continue;
 		y = cg_chart_legend_swatch(c, x, y, width, cg_chart_category_color(cat),
-				 cat == CG_CAT_BASELINE ? "before profiling" : cg_category_name(cat),
+				 cg_chart_category_label(cat),
 				 cg_fmt_bytes(buf, sizeof buf, td->at_peak.by_cat[cat]));
 	}
 	bool phases[CG_PHASE_COUNT] = {false};
@@ -416,6 +416,11 @@ static void draw_legend(cg_chart *c, const layout *l, const cg_timeline *tl, con
 	}
 }
 
+const char *cg_chart_timeline_skip(const cg_analysis *a, uint32_t d)
+{
+	return a->tl->devices[d].mem_count ? NULL : "no memory records on this device";
+}
+
 void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char *run_name)
 {
 	const cg_timeline *tl = a->tl;
@@ -452,8 +457,7 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 	c->y_max = l.y.max;
 
 	char title[512], subtitle[1024], footnote[1024], recs[32], allocs[32], peak[32];
-	snprintf(title, sizeof title, "Live memory by category \xe2\x80\x94 %s (%s)", run_name,
-		 cg_timeline_str(tl, dev->name));
+	cg_chart_title(title, sizeof title, "Live memory by category", run_name, tl, d);
 	cg_chart_run_subtitle(tl, subtitle, sizeof subtitle);
 	size_t n = (size_t)snprintf(footnote, sizeof footnote, "%s \xc2\xb7 %s memory records \xc2\xb7 %s allocations \xc2\xb7 peak %s B",
 				    cg_chart_source_name(tl), cg_fmt_count(recs, sizeof recs, dev->mem_count),
@@ -467,7 +471,7 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 		if (!td.occurs[cat])
 			continue;
 		n += (size_t)snprintf(footnote + n, sizeof footnote - n, "%s%s", sep,
-				      cat == CG_CAT_BASELINE ? "before profiling" : cg_category_name(cat));
+				      cg_chart_category_label(cat));
 		sep = ", ";
 	}
 	cg_chart_frame(c, title, subtitle, footnote);

@@ -29,6 +29,29 @@ void cg_chart_run_subtitle(const cg_timeline *tl, char *buf, size_t size)
 	}
 }
 
+void cg_chart_title(char *buf, size_t size, const char *what, const char *run_name, const cg_timeline *tl,
+		    uint32_t device)
+{
+	snprintf(buf, size, "%s \xe2\x80\x94 %s (%s)", what, run_name, cg_timeline_str(tl, tl->devices[device].name));
+}
+
+const char *cg_chart_category_label(cg_category c)
+{
+	return c == CG_CAT_BASELINE ? "before profiling" : cg_category_name(c);
+}
+
+uint32_t cg_chart_named_span(const cg_timeline *tl, uint32_t span)
+{
+	/* Bounded: op spans nest a few levels (aten::linear > aten::addmm);
+	 * a trace built as a deep chain of ops must not cost its depth per
+	 * allocation. */
+	uint32_t s = span;
+	for (int hops = 0; s != CG_NONE && hops < 64; hops++, s = tl->spans[s].parent)
+		if (tl->spans[s].kind != CG_SPAN_OP)
+			return s;
+	return span;
+}
+
 const char *cg_chart_source_name(const cg_timeline *tl)
 {
 	const char *p = tl->source.display_name ? tl->source.display_name : "trace";
@@ -112,6 +135,23 @@ static int render(cg_outdir *od, const cg_charts_options *o, const char *name, d
 	return 0;
 }
 
+/* The charts of a device, in the order the report shows them. */
+static const struct chart_kind {
+	const char *name;  /* file name: <name>.<device slug>.png */
+	const char *title; /* for the report: "<title> on <device>" */
+	draw_fn draw;
+	const char *(*skip)(const cg_analysis *a, uint32_t device);
+} kinds[] = {
+	{"timeline", "Live memory by category", cg_chart_timeline, cg_chart_timeline_skip},
+	{"breakdown", "Breakdown at the peak", cg_chart_breakdown, cg_chart_breakdown_skip},
+	{"icicle", "Memory at the peak by span", cg_chart_icicle, cg_chart_icicle_skip},
+	{"top_allocations", "Largest allocations live at the peak", cg_chart_top_allocations,
+	 cg_chart_top_allocations_skip},
+	{"fragmentation", "Reserved bytes and fragmentation", cg_chart_fragmentation,
+	 cg_chart_fragmentation_skip},
+	{"lifetimes", "Allocation lifetimes", cg_chart_lifetimes, cg_chart_lifetimes_skip},
+};
+
 int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options *o, cg_chart_list *out,
 		    cg_error *err)
 {
@@ -122,18 +162,25 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 	char run[256];
 	cg_chart_run_name(tl, run, sizeof run);
 	for (uint32_t d = 0; d < tl->ndevices; d++) {
-		char safe[128], name[160], title[300];
-		cg_chart_device_slug(cg_timeline_str(tl, tl->devices[d].name), safe, sizeof safe);
-		snprintf(name, sizeof name, "timeline.%s", safe);
-		snprintf(title, sizeof title, "Live memory by category on %s", cg_timeline_str(tl, tl->devices[d].name));
-		if (tl->devices[d].mem_count == 0) {
-			add(out, name, title, "no memory records on this device");
-			continue;
+		const char *device = cg_timeline_str(tl, tl->devices[d].name);
+		char slug[128], name[160], title[400];
+		cg_chart_device_slug(device, slug, sizeof slug);
+		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+			snprintf(name, sizeof name, "%s.%s", kinds[k].name, slug);
+			snprintf(title, sizeof title, "%s on %s", kinds[k].title, device);
+			const char *skipped = kinds[k].skip(a, d);
+			if (skipped) {
+				add(out, name, title, skipped);
+				/* A device without records has nothing to chart: one line says so. */
+				if (tl->devices[d].mem_count == 0)
+					break;
+				continue;
+			}
+			int rc = render(od, o, name, kinds[k].draw, a, d, run, err);
+			if (rc < 0)
+				return rc;
+			add(out, name, title, NULL);
 		}
-		int rc = render(od, o, name, cg_chart_timeline, a, d, run, err);
-		if (rc < 0)
-			return rc;
-		add(out, name, title, NULL);
 	}
 	return 0;
 }

@@ -44,8 +44,21 @@ void cg_chart_list_free(cg_chart_list *l);
  * process, so that leak checkers see only real leaks. Call once at exit. */
 void cg_charts_shutdown(void);
 
-/* The charts, each drawing into an open chart. */
+/* The charts of one device, each drawing into an open chart. Each has a
+ * rule saying whether it applies: NULL when it does, else the reason it is
+ * not drawn, in plain words ("nothing was freed on this device"). */
 void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
+const char *cg_chart_timeline_skip(const cg_analysis *a, uint32_t device);
+void cg_chart_breakdown(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
+const char *cg_chart_breakdown_skip(const cg_analysis *a, uint32_t device);
+void cg_chart_icicle(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
+const char *cg_chart_icicle_skip(const cg_analysis *a, uint32_t device);
+void cg_chart_top_allocations(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
+const char *cg_chart_top_allocations_skip(const cg_analysis *a, uint32_t device);
+void cg_chart_fragmentation(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
+const char *cg_chart_fragmentation_skip(const cg_analysis *a, uint32_t device);
+void cg_chart_lifetimes(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
+const char *cg_chart_lifetimes_skip(const cg_analysis *a, uint32_t device);
 
 /* --- shared by the charts --- */
 
@@ -55,6 +68,15 @@ void cg_chart_device_slug(const char *device, char *buf, size_t size);
 
 /* "run <run_id> · <framework> · <model>" from the trace's metadata. */
 void cg_chart_run_subtitle(const cg_timeline *tl, char *buf, size_t size);
+/* "<what> — <run> (<device>)": the title of a device's chart. */
+void cg_chart_title(char *buf, size_t size, const char *what, const char *run_name, const cg_timeline *tl,
+		    uint32_t device);
+/* The name a category goes by in charts: "before profiling" for the baseline. */
+const char *cg_chart_category_label(cg_category c);
+/* The span an allocation is shown under: the nearest span, itself or an
+ * ancestor, that is a function or module rather than an op ("AddmmBackward0"
+ * for aten::mm); the span itself when there is none; CG_NONE for none. */
+uint32_t cg_chart_named_span(const cg_timeline *tl, uint32_t span);
 /* The trace's file name without its folders ("<stdin>" for standard input). */
 const char *cg_chart_source_name(const cg_timeline *tl);
 /* A short name for the run: the file name without .jsonl/.json/.gz. */
