@@ -466,6 +466,12 @@ void cg_ticks_time(cg_ticks *t, double max_ns, int max_intervals)
 	t->decimals = decimals_for(step / t->divisor);
 }
 
+int cg_ticks_fit(double length, double min_gap)
+{
+	double n = floor(length / min_gap);
+	return n < 2 ? 2 : n > 10 ? 10 : (int)n;
+}
+
 char *cg_ticks_label(const cg_ticks *t, int i, char *buf, size_t size)
 {
 	if (t->kind == CG_TICKS_COUNT)

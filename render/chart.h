@@ -164,6 +164,9 @@ void cg_ticks_grow(cg_ticks *t);
 /* Time axis from 0 to max ns: steps of 1, 2, 5 x 10^k; seconds, or ms or
  * µs when the whole axis is under 0.1 s (or 0.1 ms). */
 void cg_ticks_time(cg_ticks *t, double max_ns, int max_intervals);
+/* How many intervals an axis of this length (px) can hold with labels at
+ * least min_gap px apart: from 2 to 10. */
+int cg_ticks_fit(double length, double min_gap);
 /* The label of tick i: "12", "0.05", "20,000" (no unit). */
 char *cg_ticks_label(const cg_ticks *t, int i, char *buf, size_t size);
 /* The unit of a byte value for axis titles ("MiB") and its divisor. */

@@ -294,7 +294,7 @@ static void draw_panel(cg_chart *c, const layout *l, const panel *p)
 		cg_chart_font(c, CG_TYPE_LABEL, false);
 		cg_chart_color(c, CG_INK);
 		char *sub = NULL;
-		if (b->sub[0]) {
+		if (b->sub[0] && l->pitch >= 40) { /* two lines need the room */
 			cg_chart_font(c, CG_TYPE_SMALL, false);
 			sub = cg_chart_elide(c, b->sub, label_w, false, 3);
 		}
@@ -352,7 +352,7 @@ void cg_chart_breakdown(cg_chart *c, const cg_analysis *a, uint32_t d, const cha
 		if (panels[k].n > rows)
 			rows = panels[k].n;
 	/* Rows fill the space down to the notes above the footnote, at most 84 px each. */
-	l.pitch = (c->height - 92 - 40 - l.top) / (double)rows;
+	l.pitch = (c->height - 66 - l.top) / (double)rows;
 	if (l.pitch > 84)
 		l.pitch = 84;
 	l.scale = bar_scale(c, panels, np, l.peak);
@@ -364,7 +364,7 @@ void cg_chart_breakdown(cg_chart *c, const cg_analysis *a, uint32_t d, const cha
 	c->y_max = (double)rows;
 
 	char title[512], subtitle[512], footnote[512], bytes[32], when[32], count[32], exact[32];
-	cg_chart_title(title, sizeof title, "What is live at the peak", run_name, tl, d);
+	cg_chart_title(c, title, sizeof title, "What is live at the peak", run_name, tl, d);
 	cg_fmt_bytes(bytes, sizeof bytes, ls->bytes);
 	cg_fmt_time(when, sizeof when, pk->peak_t_ns);
 	if (cats && phases)

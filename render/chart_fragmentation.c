@@ -212,13 +212,13 @@ void cg_chart_fragmentation(cg_chart *c, const cg_analysis *a, uint32_t d, const
 		if (all[k]->max > top)
 			top = all[k]->max;
 	cg_ticks y, x;
-	cg_ticks_bytes(&y, top, 10);
-	cg_ticks_time(&x, (double)t_end, 10);
+	cg_ticks_bytes(&y, top, cg_ticks_fit(plot.y1 - plot.y0, 30));
+	cg_ticks_time(&x, (double)t_end, cg_ticks_fit(plot.x1 - plot.x0, 80));
 	c->x_max = x.max;
 	c->y_max = y.max;
 
 	char title[512], subtitle[512], footnote[600], ytitle[80], xtitle[64];
-	cg_chart_title(title, sizeof title, "Allocator reserved and fragmentation", run_name, tl, d);
+	cg_chart_title(c, title, sizeof title, "Allocator reserved and fragmentation", run_name, tl, d);
 	if (sr.has_recorded && sr.has_estimate)
 		snprintf(subtitle, sizeof subtitle, "reserved bytes as recorded at %" PRIu32 " checkpoints and as the "
 			 "allocator replay estimates them, against live bytes", a->checkpoints->devices[d].count);

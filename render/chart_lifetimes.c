@@ -100,8 +100,15 @@ static void draw_x_axis(cg_chart *c, const layout *l, bool zero)
 	/* Label every decade, or every other one when they would touch. */
 	double dec_w = (l->plot.x1 - l->log_x0) / (l->dec_hi - l->dec_lo);
 	char buf[32];
-	decade_label(l->dec_hi, buf, sizeof buf);
-	int every = dec_w >= cg_chart_text_width(c, buf) + 12 ? 1 : 2;
+	double widest = 0;
+	for (int dec = l->dec_lo; dec <= l->dec_hi; dec++) {
+		decade_label(dec, buf, sizeof buf);
+		double w = cg_chart_text_width(c, buf);
+		widest = w > widest ? w : widest;
+	}
+	int every = 1;
+	while (every * dec_w < widest + 12 && every < l->dec_hi - l->dec_lo)
+		every++;
 	for (int dec = l->dec_lo; dec <= l->dec_hi; dec++) {
 		double x = x_of_log(l, dec);
 		cg_chart_vline(c, x, l->plot.y1, l->plot.y1 + 5, CG_AXES);
@@ -213,7 +220,7 @@ void cg_chart_lifetimes(cg_chart *c, const cg_analysis *a, uint32_t d, const cha
 		l.zero_x1 = l.plot.x0 + bin_w;
 		l.log_x0 = l.zero_x1 + gap;
 	}
-	cg_ticks_count(&l.y, (double)h->max, 6);
+	cg_ticks_count(&l.y, (double)h->max, cg_ticks_fit(l.plot.y1 - l.plot.y0, 90));
 	/* room above the tallest bar for its count */
 	while (y_of(&l, (double)h->max) - l.plot.y0 < 24 && l.y.count < 40)
 		cg_ticks_grow(&l.y);
@@ -221,7 +228,7 @@ void cg_chart_lifetimes(cg_chart *c, const cg_analysis *a, uint32_t d, const cha
 	c->y_max = l.y.max;
 
 	char title[512], subtitle[600], footnote[700], count[32], cats[300];
-	cg_chart_title(title, sizeof title, "How long allocations live", run_name, tl, d);
+	cg_chart_title(c, title, sizeof title, "How long allocations live", run_name, tl, d);
 	size_t n = (size_t)snprintf(subtitle, sizeof subtitle, "%s freed allocations by lifetime, 4 bins per decade",
 				    cg_fmt_count(count, sizeof count, freed_total(lt)));
 	if (!tl->source.categories_known) {

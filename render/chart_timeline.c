@@ -368,8 +368,29 @@ static void draw_marker(cg_chart *c, const layout *l, double x, const char *labe
 static void draw_legend(cg_chart *c, const layout *l, const cg_timeline *tl, const timeline_data *td,
 			const lines *ln)
 {
-	double x = l->legend_x, width = c->width - CG_MARGIN - x, y = l->plot.y0 + 4;
+	double x = l->legend_x, width = c->width - CG_MARGIN - x;
 	char buf[32];
+	bool phases[CG_PHASE_COUNT] = {false};
+	bool any = false;
+	for (size_t i = 0; i < tl->nspans; i++)
+		if (tl->spans[i].phase != CG_PHASE_NONE)
+			phases[tl->spans[i].phase] = any = true;
+	/* Heights of the sections: categories, the phase key, the device's
+	 * lines. On a short canvas the column starts beside the lanes, and the
+	 * phase key, which the lanes repeat in words, goes first. */
+	int ncat = 0, nphase = 0, nlines = 0;
+	for (int k = 0; k < CG_CAT_COUNT; k++)
+		ncat += td->occurs[k];
+	for (int p = CG_PHASE_FORWARD; p < CG_PHASE_COUNT; p++)
+		nphase += phases[p];
+	nlines = (ln->used || ln->used_off) + (ln->reserved || ln->reserved_off) + (ln->capacity || ln->capacity_off);
+	double h_cat = 27 + 26.0 * ncat, h_phase = any ? 41 + 26.0 * nphase : 0;
+	double h_lines = ln->n ? 41 + 26.0 * nlines + 14 : 0, limit = c->height - 36;
+	double y = l->plot.y0 + 4;
+	if (y + h_cat + h_phase + h_lines > limit)
+		y = l->plot.y0 - 62 + 4;
+	if (y + h_cat + h_phase + h_lines > limit)
+		any = false;
 	y = cg_chart_legend_header(c, x, y, width, tl->source.categories_known ? "category" : "category (not in trace)",
 			  "at peak");
 	for (int s = CG_CAT_COUNT; s-- > 0;) {
@@ -380,11 +401,6 @@ static void draw_legend(cg_chart *c, const layout *l, const cg_timeline *tl, con
 				 cg_chart_category_label(cat),
 				 cg_fmt_bytes(buf, sizeof buf, td->at_peak.by_cat[cat]));
 	}
-	bool phases[CG_PHASE_COUNT] = {false};
-	bool any = false;
-	for (size_t i = 0; i < tl->nspans; i++)
-		if (tl->spans[i].phase != CG_PHASE_NONE)
-			phases[tl->spans[i].phase] = any = true;
 	if (any) {
 		y = cg_chart_legend_header(c, x, y + 14, width, "phase", NULL);
 		for (int p = CG_PHASE_FORWARD; p < CG_PHASE_COUNT; p++)
@@ -447,17 +463,17 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 		top = (double)ln.max_reserved;
 	if (ln.capacity && ln.capacity_bytes > top)
 		top = (double)ln.capacity_bytes;
-	cg_ticks_bytes(&l.y, top, 10);
+	cg_ticks_bytes(&l.y, top, cg_ticks_fit(l.plot.y1 - l.plot.y0, 30));
 	/* Room above the peak for its label, so the label never covers data. */
 	double need = peak_label_height(c, p) + 22;
 	while (y_of(&l, (double)p->peak_bytes) - l.plot.y0 < need && l.y.count < 40)
 		cg_ticks_grow(&l.y);
-	cg_ticks_time(&l.x, (double)td.t_end, 10);
+	cg_ticks_time(&l.x, (double)td.t_end, cg_ticks_fit(l.plot.x1 - l.plot.x0, 80));
 	c->x_max = l.x.max;
 	c->y_max = l.y.max;
 
 	char title[512], subtitle[1024], footnote[1024], recs[32], allocs[32], peak[32];
-	cg_chart_title(title, sizeof title, "Live memory by category", run_name, tl, d);
+	cg_chart_title(c, title, sizeof title, "Live memory by category", run_name, tl, d);
 	cg_chart_run_subtitle(tl, subtitle, sizeof subtitle);
 	size_t n = (size_t)snprintf(footnote, sizeof footnote, "%s \xc2\xb7 %s memory records \xc2\xb7 %s allocations \xc2\xb7 peak %s B",
 				    cg_chart_source_name(tl), cg_fmt_count(recs, sizeof recs, dev->mem_count),

@@ -103,11 +103,32 @@ static void columns(cg_chart *c, layout *l, const row *rows)
 		l->col_w[k] = (w < caps[k] ? w : caps[k]) + GUTTER;
 		sum += l->col_w[k];
 	}
+	/* Over budget, the widest columns give way first (one cap for all,
+	 * found by filling the budget from the narrowest column up), so short
+	 * shapes and dtypes stay whole while long op and span names are cut. */
 	double budget = (c->width - 2 * CG_MARGIN) * 0.6;
+	if (sum > budget) {
+		double w[NCOLS], left = budget, cap = 0;
+		memcpy(w, l->col_w, sizeof w);
+		for (int i = 1; i < NCOLS; i++)
+			for (int j = i; j > 0 && w[j - 1] > w[j]; j--) {
+				double t = w[j];
+				w[j] = w[j - 1];
+				w[j - 1] = t;
+			}
+		for (int k = 0; k < NCOLS; k++) {
+			cap = left / (NCOLS - k);
+			if (w[k] > cap)
+				break;
+			left -= w[k];
+			cap = w[k];
+		}
+		for (int k = 0; k < NCOLS; k++)
+			if (l->col_w[k] > cap)
+				l->col_w[k] = cap;
+	}
 	double x = CG_MARGIN;
 	for (int k = 0; k < NCOLS; k++) {
-		if (sum > budget)
-			l->col_w[k] *= budget / sum;
 		l->col_x[k] = x;
 		x += l->col_w[k];
 	}
@@ -208,7 +229,7 @@ void cg_chart_top_allocations(cg_chart *c, const cg_analysis *a, uint32_t d, con
 	bool own_line = legend_w > inner * 0.45;
 
 	char title[512], subtitle[512], footnote[512], count[32], when[32], peak[32];
-	cg_chart_title(title, sizeof title, "Largest allocations live at the peak", run_name, tl, d);
+	cg_chart_title(c, title, sizeof title, "Largest allocations live at the peak", run_name, tl, d);
 	cg_fmt_count(count, sizeof count, ls->count);
 	cg_fmt_time(when, sizeof when, pk->peak_t_ns);
 	cg_fmt_bytes(peak, sizeof peak, ls->bytes);

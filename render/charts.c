@@ -29,10 +29,24 @@ void cg_chart_run_subtitle(const cg_timeline *tl, char *buf, size_t size)
 	}
 }
 
-void cg_chart_title(char *buf, size_t size, const char *what, const char *run_name, const cg_timeline *tl,
-		    uint32_t device)
+void cg_chart_title(cg_chart *c, char *buf, size_t size, const char *what, const char *run_name,
+		    const cg_timeline *tl, uint32_t device)
 {
-	snprintf(buf, size, "%s \xe2\x80\x94 %s (%s)", what, run_name, cg_timeline_str(tl, tl->devices[device].name));
+	const char *dev = cg_timeline_str(tl, tl->devices[device].name);
+	snprintf(buf, size, "%s \xe2\x80\x94 %s (%s)", what, run_name, dev);
+	cairo_save(c->cr);
+	cg_chart_font(c, CG_TYPE_TITLE, true);
+	double room = c->width - 2 * CG_MARGIN;
+	if (cg_chart_text_width(c, buf) > room) {
+		snprintf(buf, size, "%s \xe2\x80\x94  (%s)", what, dev);
+		char *run = cg_chart_elide(c, run_name, room - cg_chart_text_width(c, buf), true, 3);
+		if (run)
+			snprintf(buf, size, "%s \xe2\x80\x94 %s (%s)", what, run, dev);
+		else
+			snprintf(buf, size, "%s (%s)", what, dev);
+		cg_free(run);
+	}
+	cairo_restore(c->cr);
 }
 
 const char *cg_chart_category_label(cg_category c)

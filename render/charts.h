@@ -68,9 +68,11 @@ void cg_chart_device_slug(const char *device, char *buf, size_t size);
 
 /* "run <run_id> · <framework> · <model>" from the trace's metadata. */
 void cg_chart_run_subtitle(const cg_timeline *tl, char *buf, size_t size);
-/* "<what> — <run> (<device>)": the title of a device's chart. */
-void cg_chart_title(char *buf, size_t size, const char *what, const char *run_name, const cg_timeline *tl,
-		    uint32_t device);
+/* "<what> — <run> (<device>)": the title of a device's chart, with the
+ * run's name cut in the middle when the title would not fit the chart's
+ * width, so the device stays. */
+void cg_chart_title(cg_chart *c, char *buf, size_t size, const char *what, const char *run_name,
+		    const cg_timeline *tl, uint32_t device);
 /* The name a category goes by in charts: "before profiling" for the baseline. */
 const char *cg_chart_category_label(cg_category c);
 /* The span an allocation is shown under: the nearest span, itself or an

@@ -20,6 +20,10 @@ static const cg_opt report_opts[] = {
 	{"no-trace", 0, NULL, "do not write the Chrome trace"},
 	{"no-html", 0, NULL, "do not write report.html"},
 	{"trace-full", 0, NULL, "every memory record in the Chrome trace (default: ~1M samples)"},
+	{"formats", 0, "LIST", "chart files: png, svg or png,svg (default png,svg)"},
+	{"width", 0, "PX", "chart width in pixels (default 1600, at least 800)"},
+	{"height", 0, "PX", "chart height in pixels (default 900, at least 450)"},
+	{"scale", 0, "S", "PNG pixels per chart pixel, e.g. 2 for HiDPI (default 1)"},
 	CG_TOP_OPT,
 	CG_INGEST_OPTS,
 	CG_OPT_END,
@@ -29,7 +33,69 @@ typedef struct report_options {
 	const char *trace_name; /* NULL: no Chrome trace */
 	bool html;
 	cg_chrome_options chrome;
+	cg_charts_options charts;
 } report_options;
+
+/* The largest PNG side cgmem writes: 8192 px (a 256 MB image). */
+#define MAX_PNG_SIDE 8192
+
+static int pixels_option(const cg_command *cmd, const cg_args *args, const char *name, int min, int *out)
+{
+	const char *v = cg_args_get(cmd, args, name);
+	if (!v)
+		return 0;
+	bool digits = *v != '\0' && strlen(v) <= 6;
+	for (const char *p = v; *p; p++)
+		digits &= *p >= '0' && *p <= '9';
+	long n = digits ? strtol(v, NULL, 10) : 0;
+	if (!digits || n < min || n > MAX_PNG_SIDE)
+		return cg_usage_error(cmd, "--%s: '%s' is not a whole number of pixels from %d to %d", name, v, min,
+				      MAX_PNG_SIDE);
+	*out = (int)n;
+	return 0;
+}
+
+/* --formats, --width, --height, --scale. */
+static int chart_options(const cg_command *cmd, const cg_args *args, cg_charts_options *o)
+{
+	*o = (cg_charts_options)CG_CHARTS_OPTIONS_INIT;
+	const char *f = cg_args_get(cmd, args, "formats");
+	if (f) {
+		o->png = o->svg = false;
+		for (const char *p = f; *p;) {
+			size_t n = strcspn(p, ",");
+			if (n == 3 && strncmp(p, "png", 3) == 0)
+				o->png = true;
+			else if (n == 3 && strncmp(p, "svg", 3) == 0)
+				o->svg = true;
+			else
+				return cg_usage_error(cmd, "--formats: '%.*s' is not a chart format (png, svg)", (int)n, p);
+			p += n;
+			if (*p == ',' && *++p == '\0')
+				return cg_usage_error(cmd, "--formats: '%s' ends with a comma", f);
+		}
+		if (!o->png && !o->svg)
+			return cg_usage_error(cmd, "--formats: give png, svg or png,svg");
+	}
+	int rc = pixels_option(cmd, args, "width", CG_CHART_MIN_WIDTH, &o->size.width);
+	if (rc == 0)
+		rc = pixels_option(cmd, args, "height", CG_CHART_MIN_HEIGHT, &o->size.height);
+	if (rc)
+		return rc;
+	const char *v = cg_args_get(cmd, args, "scale");
+	if (v) {
+		char *end = NULL;
+		double s = strtod(v, &end);
+		if (end == v || *end != '\0' || !(s >= 0.5 && s <= 4))
+			return cg_usage_error(cmd, "--scale: '%s' is not a number from 0.5 to 4", v);
+		o->size.scale = s;
+	}
+	/* cairo needs the whole image in memory: bound it. */
+	if (o->size.width * o->size.scale > MAX_PNG_SIDE || o->size.height * o->size.scale > MAX_PNG_SIDE)
+		return cg_usage_error(cmd, "--scale %g makes PNGs of %.0f x %.0f pixels; at most %d on a side", o->size.scale,
+				      o->size.width * o->size.scale, o->size.height * o->size.scale, MAX_PNG_SIDE);
+	return 0;
+}
 
 /* Writes every output file into the temporary folder. */
 static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_options *ro, cg_error *err)
@@ -39,7 +105,7 @@ static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_optio
 	cg_free(path);
 	cg_chart_list charts = {0};
 	if (rc == 0)
-		rc = cg_charts_write(od, a, NULL, &charts, err);
+		rc = cg_charts_write(od, a, &ro->charts, &charts, err);
 	if (rc == 0)
 		rc = cg_report_write(od, a, &charts, ro->html, err);
 	cg_chart_list_free(&charts);
@@ -115,6 +181,8 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 	report_options ro;
 	ro.html = !cg_args_flag(cmd, args, "no-html");
 	status = trace_option(cmd, args, dir, &ro);
+	if (status == 0)
+		status = chart_options(cmd, args, &ro.charts);
 	if (status)
 		return status;
 
@@ -156,6 +224,10 @@ const cg_command cg_cmd_report = {
 	"file, plain or gzip-compressed, told apart by content; - reads standard input.\n"
 	"Bad lines (events) are reported with their number and skipped; a trace cut\n"
 	"off mid-record (a crashed run) is analysed up to the cut.\n"
+	"Charts, per device: timeline, breakdown, icicle, top_allocations, fragmentation\n"
+	"and lifetimes, as NAME.DEVICE.png and .svg; a chart that does not apply to the\n"
+	"trace is left out and report.md says why. --width and --height set the layout\n"
+	"(SVG and PNG alike); --scale only multiplies the PNG's pixels.\n"
 	"The folder is written completely or not at all: an earlier report in DIR is\n"
 	"replaced only once the new one is complete.\n",
 	report_opts,
