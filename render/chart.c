@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "png.h"
+#include "pngqueue.h"
 #include "units.h"
 #include "xalloc.h"
 
@@ -44,15 +46,26 @@ int cg_chart_open(cg_chart *c, const char *path, cg_chart_format format, const c
 
 int cg_chart_close(cg_chart *c, cg_error *err)
 {
+	return cg_chart_close_queued(c, NULL, err);
+}
+
+int cg_chart_close_queued(cg_chart *c, cg_png_queue *q, cg_error *err)
+{
 	int rc = 0;
 	cairo_status_t st = cairo_status(c->cr);
 	cairo_destroy(c->cr);
-	if (st == CAIRO_STATUS_SUCCESS && c->format == CG_CHART_PNG)
-		st = cairo_surface_write_to_png(c->surface, c->path);
+	if (st == CAIRO_STATUS_SUCCESS && c->format == CG_CHART_PNG) {
+		cairo_surface_flush(c->surface);
+		if (q) {
+			cg_png_queue_push(q, c->surface, c->path); /* q owns both now */
+			return 0;
+		}
+		rc = cg_png_write(c->surface, c->path, err);
+	}
 	cairo_surface_finish(c->surface);
 	if (st == CAIRO_STATUS_SUCCESS)
 		st = cairo_surface_status(c->surface);
-	if (st != CAIRO_STATUS_SUCCESS)
+	if (st != CAIRO_STATUS_SUCCESS && rc == 0)
 		rc = cg_error_set(err, CG_EIO, "%s: %s", c->path, cairo_status_to_string(st));
 	cairo_surface_destroy(c->surface);
 	cg_free(c->path);

@@ -6,8 +6,10 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "colseries.h"
 #include "units.h"
 #include "xalloc.h"
 
@@ -39,12 +41,6 @@ static void apply(const cg_timeline *tl, uint32_t i, column *st)
 	}
 }
 
-static size_t column_of(uint64_t t, uint64_t t_end, size_t ncols)
-{
-	size_t c = (size_t)((__uint128_t)t * ncols / t_end);
-	return c < ncols ? c : ncols - 1;
-}
-
 /* One pass over the device's records: each pixel column keeps the state
  * with the largest total among the state entering it and those inside it,
  * so a 1-ns spike still reaches its height and the drawn maximum is the
@@ -56,18 +52,21 @@ static void gather(timeline_data *td, const cg_timeline *tl, const cg_device *de
 	memcpy(st.by_cat, dev->initial_by_cat, sizeof st.by_cat);
 	if (p->peak_index == CG_NONE)
 		td->at_peak = st;
+	for (int cat = 0; cat < CG_CAT_COUNT; cat++)
+		td->occurs[cat] = st.by_cat[cat] != 0;
 	size_t cur = 0;
 	td->cols[0] = st;
+	cg_columns cols;
+	cg_columns_init(&cols, td->ncols, td->t_end);
 	for (uint32_t k = 0; k < dev->mem_count; k++) {
 		uint32_t i = dev->mem_first + k;
-		size_t c = column_of(tl->mem[i].t_ns, td->t_end, td->ncols);
+		size_t c = cg_columns_of(&cols, tl->mem[i].t_ns);
 		while (cur < c)
 			td->cols[++cur] = st; /* the state entering each column */
 		uint64_t before = st.total;
 		apply(tl, i, &st);
-		for (int cat = 0; cat < CG_CAT_COUNT; cat++)
-			if (st.by_cat[cat])
-				td->occurs[cat] = true;
+		if (tl->mem[i].bytes)
+			td->occurs[tl->mem[i].category] = true;
 		if (st.total > td->cols[c].total)
 			td->cols[c] = st;
 		if (i == p->peak_index)
@@ -160,89 +159,143 @@ static void choose_lines(lines *ln, const cg_timeline *tl, uint32_t d, uint64_t 
 
 /* --- drawing ----------------------------------------------------------------- */
 
+/* The stack, painted from its top category down: each category's area
+ * runs from the baseline up to the top of its band, and the next one down
+ * covers it up to its own top. Each area then has one stepped edge, not
+ * two (half the points in an SVG path), adjacent bands share no
+ * anti-aliased seam, and a flat stretch is a single segment. */
 static void draw_areas(cg_chart *c, const layout *l, const timeline_data *td)
 {
 	double w = (l->plot.x1 - l->plot.x0) / (double)td->ncols;
-	uint64_t *below = cg_calloc(td->ncols, sizeof *below);
-	for (int s = 0; s < CG_CAT_COUNT; s++) {
+	uint64_t *upto = cg_malloc(td->ncols * sizeof *upto);
+	for (size_t k = 0; k < td->ncols; k++)
+		upto[k] = td->cols[k].total;
+	for (int s = CG_CAT_COUNT; s-- > 0;) {
 		cg_category cat = cg_chart_stack_order[s];
 		if (!td->occurs[cat])
 			continue;
 		cairo_new_path(c->cr);
-		/* top edge left to right, then the bottom edge back */
+		cairo_move_to(c->cr, l->plot.x0, l->plot.y1);
+		double pen = l->plot.y1;
 		for (size_t k = 0; k < td->ncols; k++) {
-			double y = y_of(l, (double)(below[k] + td->cols[k].by_cat[cat]));
-			double x0 = l->plot.x0 + k * w;
-			if (k == 0)
-				cairo_move_to(c->cr, x0, y);
-			else
-				cairo_line_to(c->cr, x0, y);
-			cairo_line_to(c->cr, x0 + w, y);
+			double y = y_of(l, (double)upto[k]);
+			if (y != pen) {
+				double x = l->plot.x0 + (double)k * w;
+				cairo_line_to(c->cr, x, pen);
+				cairo_line_to(c->cr, x, y);
+				pen = y;
+			}
+			upto[k] -= td->cols[k].by_cat[cat];
 		}
-		for (size_t k = td->ncols; k-- > 0;) {
-			double y = y_of(l, (double)below[k]);
-			double x0 = l->plot.x0 + k * w;
-			cairo_line_to(c->cr, x0 + w, y);
-			cairo_line_to(c->cr, x0, y);
-		}
+		cairo_line_to(c->cr, l->plot.x1, pen);
+		cairo_line_to(c->cr, l->plot.x1, l->plot.y1);
 		cairo_close_path(c->cr);
 		cg_chart_rgb(c, cg_chart_category_color(cat));
 		cairo_fill(c->cr);
-		for (size_t k = 0; k < td->ncols; k++)
-			below[k] += td->cols[k].by_cat[cat];
 	}
-	cg_free(below);
+	cg_free(upto);
 }
 
-static void step_line(cg_chart *c, const layout *l, const cg_timeline *tl, const lines *ln, int which)
+/* A checkpoint series (which: 0 used, 1 reserved, 2 capacity) reduced to
+ * pixel columns, so a trace with a checkpoint every few records still
+ * draws a line of O(width) points. */
+static void step_line(cg_chart *c, const layout *l, const cg_timeline *tl, const lines *ln, int which,
+		      size_t ncols, uint64_t t_end)
 {
-	cairo_new_path(c->cr);
-	bool started = false;
-	double last_y = 0;
+	cg_colseries sr;
+	cg_colseries_init(&sr, ncols, t_end);
 	for (const cg_devmem *p = ln->first; p && p < tl->devmem + tl->ndevmem && p->device == ln->first->device; p++) {
 		if ((which == 0 && !p->has_used) || (which == 1 && !p->has_reserved))
 			continue;
 		uint64_t v = which == 0 ? p->used_bytes : which == 1 ? p->reserved_bytes : p->used_bytes + p->free_bytes;
-		double x = x_of(l, (double)p->t_ns), y = y_of(l, (double)v);
-		if (!started) {
-			cairo_move_to(c->cr, x, y);
-			started = true;
-		} else {
-			cairo_line_to(c->cr, x, last_y);
-			cairo_line_to(c->cr, x, y);
-		}
-		last_y = y;
+		cg_colseries_add(&sr, p->t_ns, (double)v);
 	}
-	if (started)
-		cairo_line_to(c->cr, l->plot.x1, last_y);
+	cg_colseries_finish(&sr);
+	cairo_new_path(c->cr);
+	cg_colseries_path(c->cr, &sr, &l->plot, l->y.max, CG_COLSERIES_LINE);
 	cairo_stroke(c->cr);
+	cg_colseries_free(&sr);
 }
 
-static void draw_lines(cg_chart *c, const layout *l, const cg_timeline *tl, const lines *ln)
+static void draw_lines(cg_chart *c, const layout *l, const cg_timeline *tl, const lines *ln, size_t ncols,
+		       uint64_t t_end)
 {
 	cairo_save(c->cr);
 	cairo_set_line_width(c->cr, 2);
 	cairo_set_line_join(c->cr, CAIRO_LINE_JOIN_MITER);
 	if (ln->used) {
 		cg_chart_color(c, 0x1A1A1A);
-		step_line(c, l, tl, ln, 0);
+		step_line(c, l, tl, ln, 0, ncols, t_end);
 	}
 	if (ln->reserved) {
 		double dash[] = {6, 3};
 		cairo_set_dash(c->cr, dash, 2, 0);
 		cg_chart_color(c, 0x7A0177);
-		step_line(c, l, tl, ln, 1);
+		step_line(c, l, tl, ln, 1, ncols, t_end);
 	}
 	if (ln->capacity) {
 		double dash[] = {10, 5};
 		cairo_set_dash(c->cr, dash, 2, 0);
 		cg_chart_color(c, 0xB2182B);
-		step_line(c, l, tl, ln, 2);
+		step_line(c, l, tl, ln, 2, ncols, t_end);
 	}
 	cairo_restore(c->cr);
 }
 
-/* Spans that start a phase: their own step differs from their parent's. */
+/* --- lanes: phases and steps above the plot --- */
+
+typedef struct band {
+	double x0, x1;
+} band;
+
+static const cg_timeline *sort_tl; /* qsort has no context argument in C11 */
+
+static int cmp_span_start(const void *pa, const void *pb)
+{
+	uint64_t a = sort_tl->spans[*(const uint32_t *)pa].start_ns, b = sort_tl->spans[*(const uint32_t *)pb].start_ns;
+	if (a != b)
+		return a < b ? -1 : 1;
+	return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
+}
+
+/* The bands of one phase: spans that start it (their phase differs from
+ * their parent's), in time order, merged where less than 2 px apart, so a
+ * run of thousands of steps draws at most one band per two pixels. */
+static size_t phase_bands(const cg_timeline *tl, const layout *l, cg_phase ph, band **out)
+{
+	uint32_t *idx = cg_malloc((tl->nspans ? tl->nspans : 1) * sizeof *idx);
+	size_t n = 0;
+	bool sorted = true;
+	for (size_t i = 0; i < tl->nspans; i++) {
+		const cg_span *s = &tl->spans[i];
+		cg_phase parent = s->parent == CG_NONE ? CG_PHASE_NONE : (cg_phase)tl->spans[s->parent].phase;
+		if (s->step == CG_PHASE_NONE || s->phase == parent || s->phase != ph)
+			continue;
+		if (n && tl->spans[idx[n - 1]].start_ns > s->start_ns)
+			sorted = false;
+		idx[n++] = (uint32_t)i;
+	}
+	if (!sorted) {
+		sort_tl = tl;
+		qsort(idx, n, sizeof *idx, cmp_span_start);
+	}
+	band *b = cg_malloc((n ? n : 1) * sizeof *b);
+	size_t nb = 0;
+	for (size_t k = 0; k < n; k++) {
+		const cg_span *s = &tl->spans[idx[k]];
+		double x0 = x_of(l, (double)s->start_ns), x1 = x_of(l, (double)s->end_ns);
+		if (nb && x0 - b[nb - 1].x1 < 2) {
+			if (x1 > b[nb - 1].x1)
+				b[nb - 1].x1 = x1;
+		} else {
+			b[nb++] = (band){x0, x1};
+		}
+	}
+	cg_free(idx);
+	*out = b;
+	return nb;
+}
+
 static void draw_lanes(cg_chart *c, const layout *l, const cg_timeline *tl, const cg_steps_result *steps)
 {
 	const double step_y = l->plot.y0 - 62, phase_y = l->plot.y0 - 40, h = 20;
@@ -254,39 +307,61 @@ static void draw_lanes(cg_chart *c, const layout *l, const cg_timeline *tl, cons
 
 	static const char *const words[CG_PHASE_COUNT] = {"", "forward", "backward", "optimizer"};
 	static const char *const shorts[CG_PHASE_COUNT] = {"", "fwd", "bwd", "opt"};
-	/* First the widths: one label form per phase across the lane. */
-	bool full[CG_PHASE_COUNT] = {false, true, true, true};
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < tl->nspans; i++) {
-			const cg_span *s = &tl->spans[i];
-			cg_phase parent = s->parent == CG_NONE ? CG_PHASE_NONE : (cg_phase)tl->spans[s->parent].phase;
-			if (s->step == CG_PHASE_NONE || s->phase == parent)
-				continue;
-			double x0 = x_of(l, (double)s->start_ns), x1 = x_of(l, (double)s->end_ns);
-			double w = x1 - x0 - 1;
-			cg_phase ph = (cg_phase)s->phase;
-			if (pass == 0) {
-				if (w >= cg_chart_text_width(c, shorts[ph]) + 6 && w < cg_chart_text_width(c, words[ph]) + 6)
-					full[ph] = false;
-				continue;
-			}
-			cg_chart_box(c, x0 + 0.5, phase_y, w > 0.5 ? w : 0.5, h, cg_chart_lane_color(ph));
-			const char *label = full[ph] ? words[ph] : shorts[ph];
-			if (w >= cg_chart_text_width(c, label) + 6) {
-				cg_chart_color(c, CG_INK);
-				cg_chart_text(c, (x0 + x1) / 2, phase_y + 15, CG_CENTER, label);
-			}
+	for (int ph = CG_PHASE_FORWARD; ph < CG_PHASE_COUNT; ph++) {
+		band *b;
+		size_t nb = phase_bands(tl, l, (cg_phase)ph, &b);
+		/* One label form per phase across the lane: the word when every
+		 * band wide enough for a label fits it. */
+		bool full = true;
+		double w_word = cg_chart_text_width(c, words[ph]) + 6, w_short = cg_chart_text_width(c, shorts[ph]) + 6;
+		for (size_t k = 0; k < nb; k++) {
+			double w = b[k].x1 - b[k].x0 - 1;
+			if (w >= w_short && w < w_word)
+				full = false;
 		}
+		/* All bands of the phase in one path: 1 px of white at their right */
+		cairo_new_path(c->cr);
+		for (size_t k = 0; k < nb; k++) {
+			double w = b[k].x1 - b[k].x0 - 1;
+			cairo_rectangle(c->cr, b[k].x0 + 0.5, phase_y, w > 0.5 ? w : 0.5, h);
+		}
+		cg_chart_rgb(c, cg_chart_lane_color((cg_phase)ph));
+		cairo_fill(c->cr);
+		cg_chart_color(c, CG_INK);
+		for (size_t k = 0; k < nb; k++)
+			if (b[k].x1 - b[k].x0 - 1 >= (full ? w_word : w_short))
+				cg_chart_text(c, (b[k].x0 + b[k].x1) / 2, phase_y + 15, CG_CENTER, full ? words[ph] : shorts[ph]);
+		cg_free(b);
 	}
+	/* Step ticks, leaving out those within 3 px of the last one drawn. */
+	cairo_new_path(c->cr);
+	double last = -1e9;
+	for (uint32_t k = 0; k < steps->nsteps; k++) {
+		double x = cg_chart_crisp(c, x_of(l, (double)steps->steps[k].start_ns));
+		if (x - last < 3)
+			continue;
+		last = x;
+		cairo_move_to(c->cr, x, step_y + 2);
+		cairo_line_to(c->cr, x, step_y + h);
+	}
+	cairo_save(c->cr);
+	cairo_set_line_width(c->cr, 1);
+	cg_chart_color(c, 0xAAAAAA);
+	cairo_stroke(c->cr);
+	cairo_restore(c->cr);
+	cg_chart_color(c, CG_SECONDARY);
+	double free_from = -1e9;
 	for (uint32_t k = 0; k < steps->nsteps; k++) {
 		double x = x_of(l, (double)steps->steps[k].start_ns);
 		double next = k + 1 < steps->nsteps ? x_of(l, (double)steps->steps[k + 1].start_ns) : l->plot.x1;
-		cg_chart_vline(c, x, step_y + 2, step_y + h, 0xAAAAAA);
+		if (x < free_from || next - x < 30)
+			continue;
 		char label[32];
 		snprintf(label, sizeof label, "step %" PRIu32, k);
-		if (next - x - 4 >= cg_chart_text_width(c, label)) {
-			cg_chart_color(c, CG_SECONDARY);
+		double w = cg_chart_text_width(c, label);
+		if (next - x - 4 >= w) {
 			cg_chart_text(c, x + 4, step_y + 15, CG_LEFT, label);
+			free_from = x + 4 + w;
 		}
 	}
 }
@@ -317,9 +392,17 @@ static void draw_peak(cg_chart *c, const layout *l, const cg_peak_device *p, con
 {
 	if (p->peak_bytes == 0)
 		return;
-	for (size_t k = 0; k < td->nreturns; k++)
-		ring(c, x_of(l, (double)td->returns[k]), y_of(l, (double)p->peak_bytes), false);
 	double x = x_of(l, (double)p->peak_t_ns), y = y_of(l, (double)p->peak_bytes);
+	/* Returns to the peak: a hollow ring each, but none within 8 px of one
+	 * already drawn (thousands of steps may each reach it). */
+	double last = x;
+	for (size_t k = 0; k < td->nreturns; k++) {
+		double rx = x_of(l, (double)td->returns[k]);
+		if (rx - last >= 8) {
+			ring(c, rx, y, false);
+			last = rx;
+		}
+	}
 	ring(c, x, y, true);
 
 	char bytes[32], when[32], line1[96], line2[64];
@@ -357,6 +440,8 @@ static void draw_marker(cg_chart *c, const layout *l, double x, const char *labe
 	cairo_set_dash(c->cr, dash, 2, 0);
 	cg_chart_vline(c, x, l->plot.y0, l->plot.y1, color);
 	cairo_restore(c->cr);
+	if (!label)
+		return;
 	cg_chart_font(c, CG_TYPE_SMALL, false);
 	double w = cg_chart_text_width(c, label);
 	double lx = x - 6 - w < l->plot.x0 ? x + 6 : x - 6 - w;
@@ -497,16 +582,25 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 	snprintf(xtitle, sizeof xtitle, "time since trace start (%s)", l.x.unit);
 	cg_chart_axis_left(c, &l.plot, &l.y, ytitle);
 	draw_areas(c, &l, &td);
-	draw_lines(c, &l, tl, &ln);
+	draw_lines(c, &l, tl, &ln, td.ncols, td.t_end);
 	cg_chart_axis_bottom(c, &l.plot, &l.x, xtitle);
 	bool phased = a->steps->nsteps > 0;
 	for (size_t i = 0; i < tl->nspans && !phased; i++)
 		phased = tl->spans[i].phase != CG_PHASE_NONE;
 	if (phased)
 		draw_lanes(c, &l, tl, a->steps);
-	for (size_t i = 0; i < tl->nooms; i++)
-		if (tl->ooms[i].device == d)
-			draw_marker(c, &l, x_of(&l, (double)tl->ooms[i].t_ns), "out of memory", 0xB2182B);
+	/* Out-of-memory events: the last one labelled (the one that stopped
+	 * the run), earlier ones as lines, none within 6 px of another. */
+	double last_oom = -1e9;
+	for (size_t i = tl->nooms; i-- > 0;) {
+		if (tl->ooms[i].device != d)
+			continue;
+		double x = x_of(&l, (double)tl->ooms[i].t_ns);
+		if (fabs(last_oom - x) < 6)
+			continue;
+		draw_marker(c, &l, x, last_oom < -1e8 ? "out of memory" : NULL, 0xB2182B);
+		last_oom = x;
+	}
 	if (tl->source.truncated)
 		draw_marker(c, &l, l.plot.x1, "trace ends here", CG_INK);
 	draw_peak(c, &l, p, &td);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pngqueue.h"
 #include "xalloc.h"
 
 static const char *meta_value(const cg_timeline *tl, const char *key)
@@ -127,8 +128,8 @@ void cg_chart_device_slug(const char *s, char *buf, size_t size)
 
 typedef void (*draw_fn)(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
 
-static int render(cg_outdir *od, const cg_charts_options *o, const char *name, draw_fn draw, const cg_analysis *a,
-		  uint32_t device, const char *run_name, cg_error *err)
+static int render(cg_outdir *od, const cg_charts_options *o, cg_png_queue *q, const char *name, draw_fn draw,
+		  const cg_analysis *a, uint32_t device, const char *run_name, cg_error *err)
 {
 	for (int f = 0; f < 2; f++) {
 		if ((f == 0 && !o->png) || (f == 1 && !o->svg))
@@ -142,7 +143,7 @@ static int render(cg_outdir *od, const cg_charts_options *o, const char *name, d
 		if (rc < 0)
 			return rc;
 		draw(&c, a, device, run_name);
-		rc = cg_chart_close(&c, err);
+		rc = cg_chart_close_queued(&c, q, err);
 		if (rc < 0)
 			return rc;
 	}
@@ -175,11 +176,14 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 	const cg_timeline *tl = a->tl;
 	char run[256];
 	cg_chart_run_name(tl, run, sizeof run);
-	for (uint32_t d = 0; d < tl->ndevices; d++) {
+	/* PNGs are compressed by a worker while the next chart is drawn. */
+	cg_png_queue *q = cg_png_queue_new();
+	int rc = 0;
+	for (uint32_t d = 0; d < tl->ndevices && rc == 0; d++) {
 		const char *device = cg_timeline_str(tl, tl->devices[d].name);
 		char slug[128], name[160], title[400];
 		cg_chart_device_slug(device, slug, sizeof slug);
-		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && rc == 0; k++) {
 			snprintf(name, sizeof name, "%s.%s", kinds[k].name, slug);
 			snprintf(title, sizeof title, "%s on %s", kinds[k].title, device);
 			const char *skipped = kinds[k].skip(a, d);
@@ -190,11 +194,17 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 					break;
 				continue;
 			}
-			int rc = render(od, o, name, kinds[k].draw, a, d, run, err);
-			if (rc < 0)
-				return rc;
-			add(out, name, title, NULL);
+			rc = render(od, o, q, name, kinds[k].draw, a, d, run, err);
+			if (rc == 0)
+				add(out, name, title, NULL);
 		}
 	}
-	return 0;
+	cg_error qerr = CG_ERROR_INIT;
+	int qrc = cg_png_queue_finish(q, &qerr);
+	if (rc == 0 && qrc < 0) {
+		rc = qrc;
+		if (err)
+			*err = qerr;
+	}
+	return rc;
 }

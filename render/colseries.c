@@ -2,10 +2,38 @@
 
 #include "xalloc.h"
 
+void cg_columns_init(cg_columns *c, size_t n, uint64_t t_end)
+{
+	c->n = n ? n : 1;
+	c->t_end = t_end ? t_end : 1;
+	c->cur = 0;
+	c->lo = 1; /* empty: the first question seeks */
+	c->hi = 0;
+}
+
+/* ceil(k t_end / n): the first time of column k */
+static uint64_t column_start(const cg_columns *c, size_t k)
+{
+	__uint128_t num = (__uint128_t)k * c->t_end;
+	return (uint64_t)((num + c->n - 1) / c->n);
+}
+
+size_t cg_columns_seek(cg_columns *c, uint64_t t)
+{
+	size_t k = (size_t)((__uint128_t)t * c->n / c->t_end);
+	if (k >= c->n)
+		k = c->n - 1;
+	c->cur = k;
+	c->lo = k == 0 ? 0 : column_start(c, k);
+	c->hi = k + 1 >= c->n ? UINT64_MAX : column_start(c, k + 1);
+	return k;
+}
+
 void cg_colseries_init(cg_colseries *s, size_t ncols, uint64_t t_end)
 {
 	s->ncols = ncols ? ncols : 1;
 	s->t_end = t_end ? t_end : 1;
+	cg_columns_init(&s->cols, s->ncols, s->t_end);
 	s->enter = cg_calloc(s->ncols, sizeof *s->enter);
 	s->lo = cg_calloc(s->ncols, sizeof *s->lo);
 	s->hi = cg_calloc(s->ncols, sizeof *s->hi);
@@ -14,12 +42,6 @@ void cg_colseries_init(cg_colseries *s, size_t ncols, uint64_t t_end)
 	s->cur = 0;
 	s->max = 0;
 	s->any = false;
-}
-
-static size_t column_of(const cg_colseries *s, uint64_t t)
-{
-	size_t c = (size_t)((__uint128_t)t * s->ncols / s->t_end);
-	return c < s->ncols ? c : s->ncols - 1;
 }
 
 /* Columns after cur up to (not including) c hold the value leaving cur. */
@@ -34,7 +56,7 @@ static void carry(cg_colseries *s, size_t c)
 
 void cg_colseries_add(cg_colseries *s, uint64_t t, double v)
 {
-	size_t c = column_of(s, t);
+	size_t c = cg_columns_of(&s->cols, t);
 	if (!s->any) {
 		s->any = true;
 		s->first = s->cur = c;

@@ -23,8 +23,28 @@
 
 #include "chart.h"
 
+/* Which pixel column a time falls in: column k of n holds the times t
+ * with floor(t n / t_end) = k (the last also everything later). Times
+ * asked in order mostly stay in the column asked before, which is answered
+ * without a division. */
+typedef struct cg_columns {
+	uint64_t t_end;
+	size_t n;
+	size_t cur;
+	uint64_t lo, hi; /* the times of column cur: [lo, hi) */
+} cg_columns;
+
+void cg_columns_init(cg_columns *c, size_t n, uint64_t t_end);
+size_t cg_columns_seek(cg_columns *c, uint64_t t);
+
+static inline size_t cg_columns_of(cg_columns *c, uint64_t t)
+{
+	return t >= c->lo && t < c->hi ? c->cur : cg_columns_seek(c, t);
+}
+
 typedef struct cg_colseries {
 	size_t ncols;
+	cg_columns cols;
 	uint64_t t_end;	/* time at the right edge of the last column */
 	double *enter, *lo, *hi, *last;
 	size_t first;	/* first column with a value; ncols while there is none */

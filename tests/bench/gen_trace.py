@@ -4,9 +4,12 @@ records, shaped like a training run: parameters, then steps of data /
 forward / backward / optimizer spans with one op span per layer call, each
 allocating outputs and temporaries; a small leak per step; a device
 checkpoint every 1000 memory records. For benchmarks only (its figures are
-not checked against anything).
+not checked against anything). An optional second argument spreads the
+tensors over that many devices (cuda:0, cuda:1, ...), as data parallelism
+would; with one device the output is the same as without it.
 
     python3 tests/bench/gen_trace.py 3000000 > /tmp/big.jsonl
+    python3 tests/bench/gen_trace.py 1000000 2 > /tmp/big2.jsonl
 """
 import json
 import random
@@ -15,6 +18,8 @@ import sys
 
 def main():
     target = int(sys.argv[1]) if len(sys.argv) > 1 else 1000000
+    ndevices = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    device_of = {}
     rnd = random.Random(1234)
     out = sys.stdout
     w = out.write
@@ -41,12 +46,14 @@ def main():
         nonlocal nmem, t
         t += rnd.randint(50, 2000)
         nmem += 1
-        w('{"kind":"memory","timestamp_ns":%d,"tensor_id":"%s","span_id":"%s","op_name":"%s","device":"cuda:0",'
+        dev = device_of.setdefault(tensor, "cuda:%d" % (int(tensor[1:]) % ndevices))
+        w('{"kind":"memory","timestamp_ns":%d,"tensor_id":"%s","span_id":"%s","op_name":"%s","device":"%s",'
           '"bytes":%d,"action":"%s","shape":[%d],"dtype":"f32","category":"%s"}\n'
-          % (t, tensor, s, op, nbytes, action, nbytes // 4, cat))
+          % (t, tensor, s, op, dev, nbytes, action, nbytes // 4, cat))
         if nmem % 1000 == 0:
-            w('{"kind":"device_memory","timestamp_ns":%d,"device":"cuda:0","used_bytes":%d,"free_bytes":%d,'
-              '"reserved_bytes":%d}\n' % (t, 60 << 30, 20 << 30, 50 << 30))
+            for d in range(ndevices):
+                w('{"kind":"device_memory","timestamp_ns":%d,"device":"cuda:%d","used_bytes":%d,"free_bytes":%d,'
+                  '"reserved_bytes":%d}\n' % (t, d, 60 << 30, 20 << 30, 50 << 30))
 
     def new_tensor():
         nonlocal tid
