@@ -5,7 +5,6 @@
  * fragmentation, (reserved - live) / reserved. */
 #include "charts.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <strings.h>
@@ -219,12 +218,14 @@ void cg_chart_fragmentation(cg_chart *c, const cg_analysis *a, uint32_t d, const
 
 	char title[512], subtitle[512], footnote[600], ytitle[80], xtitle[64];
 	cg_chart_title(c, title, sizeof title, "Allocator reserved and fragmentation", run_name, tl, d);
+	char count[32];
+	cg_fmt_count(count, sizeof count, a->checkpoints->devices[d].count);
 	if (sr.has_recorded && sr.has_estimate)
-		snprintf(subtitle, sizeof subtitle, "reserved bytes as recorded at %" PRIu32 " checkpoints and as the "
-			 "allocator replay estimates them, against live bytes", a->checkpoints->devices[d].count);
+		snprintf(subtitle, sizeof subtitle, "reserved bytes as recorded at %s checkpoints and as the allocator "
+			 "replay estimates them, against live bytes", count);
 	else if (sr.has_recorded)
-		snprintf(subtitle, sizeof subtitle, "reserved bytes as recorded at %" PRIu32 " checkpoints, against "
-			 "live bytes", a->checkpoints->devices[d].count);
+		snprintf(subtitle, sizeof subtitle, "reserved bytes as recorded at %s checkpoints, against live bytes",
+			 count);
 	else
 		snprintf(subtitle, sizeof subtitle, "reserved bytes as the allocator replay estimates them (the trace "
 			 "records none), against live bytes");
@@ -234,8 +235,8 @@ void cg_chart_fragmentation(cg_chart *c, const cg_analysis *a, uint32_t d, const
 				      "caching allocator (one stream, no memory limit, no empty_cache); if expandable: with "
 				      "expandable_segments:True");
 	if (sr.below_zero && n < sizeof footnote)
-		n += (size_t)snprintf(footnote + n, sizeof footnote - n, " \xc2\xb7 live above recorded reserved at %"
-				      PRIu32 " checkpoints: drawn at 0 %%", sr.below_zero);
+		n += (size_t)snprintf(footnote + n, sizeof footnote - n, " \xc2\xb7 live above recorded reserved at %s "
+				      "checkpoints: drawn at 0 %%", cg_fmt_count(count, sizeof count, sr.below_zero));
 	if (tl->source.truncated && n < sizeof footnote)
 		snprintf(footnote + n, sizeof footnote - n, " \xc2\xb7 %s", tl->source.truncation_note);
 	cg_chart_frame(c, title, subtitle, footnote);

@@ -296,15 +296,45 @@ static size_t phase_bands(const cg_timeline *tl, const layout *l, cg_phase ph, b
 	return nb;
 }
 
-static void draw_lanes(cg_chart *c, const layout *l, const cg_timeline *tl, const cg_steps_result *steps)
+/* Phase-starting spans: a phase of their own, unlike their parent. */
+static size_t count_phase_spans(const cg_timeline *tl)
 {
-	const double step_y = l->plot.y0 - 62, phase_y = l->plot.y0 - 40, h = 20;
-	cg_chart_font(c, CG_TYPE_SMALL, false);
-	cg_chart_color(c, CG_FOOTNOTE);
-	cg_chart_text(c, l->plot.x0 - 10, step_y + 15, CG_RIGHT, "step");
-	cg_chart_text(c, l->plot.x0 - 10, phase_y + 15, CG_RIGHT, "phase");
-	cg_chart_box(c, l->plot.x0, phase_y, l->plot.x1 - l->plot.x0, h, cg_chart_lane_color(CG_PHASE_NONE));
+	size_t n = 0;
+	for (size_t i = 0; i < tl->nspans; i++) {
+		const cg_span *s = &tl->spans[i];
+		cg_phase parent = s->parent == CG_NONE ? CG_PHASE_NONE : (cg_phase)tl->spans[s->parent].phase;
+		n += s->step != CG_PHASE_NONE && s->phase != parent;
+	}
+	return n;
+}
 
+/* Marks closer than this on average say nothing: the row says so in words. */
+#define LANE_MIN_PX 6.0
+
+static void lane_note(cg_chart *c, const layout *l, double y, const char *text)
+{
+	cg_chart_color(c, CG_FOOTNOTE);
+	char *t = cg_chart_elide(c, text, l->plot.x1 - l->plot.x0 - 12, false, 3);
+	if (t)
+		cg_chart_text(c, l->plot.x0 + 6, y + 15, CG_LEFT, t);
+	cg_free(t);
+}
+
+/* The phase row: tinted bands with one label form per phase, or a line of
+ * text when the phases are too short to draw. Returns whether it shows
+ * bands (the legend keys them). */
+static bool draw_phase_row(cg_chart *c, const layout *l, const cg_timeline *tl, double y, double h)
+{
+	const double width = l->plot.x1 - l->plot.x0;
+	cg_chart_box(c, l->plot.x0, y, width, h, cg_chart_lane_color(CG_PHASE_NONE));
+	size_t nphase = count_phase_spans(tl);
+	if (nphase > width / LANE_MIN_PX) {
+		char note[200], count[32];
+		snprintf(note, sizeof note, "%s phase spans: too short to show at this width",
+			 cg_fmt_count(count, sizeof count, nphase));
+		lane_note(c, l, y, note);
+		return false;
+	}
 	static const char *const words[CG_PHASE_COUNT] = {"", "forward", "backward", "optimizer"};
 	static const char *const shorts[CG_PHASE_COUNT] = {"", "fwd", "bwd", "opt"};
 	for (int ph = CG_PHASE_FORWARD; ph < CG_PHASE_COUNT; ph++) {
@@ -323,17 +353,31 @@ static void draw_lanes(cg_chart *c, const layout *l, const cg_timeline *tl, cons
 		cairo_new_path(c->cr);
 		for (size_t k = 0; k < nb; k++) {
 			double w = b[k].x1 - b[k].x0 - 1;
-			cairo_rectangle(c->cr, b[k].x0 + 0.5, phase_y, w > 0.5 ? w : 0.5, h);
+			cairo_rectangle(c->cr, b[k].x0 + 0.5, y, w > 0.5 ? w : 0.5, h);
 		}
 		cg_chart_rgb(c, cg_chart_lane_color((cg_phase)ph));
 		cairo_fill(c->cr);
 		cg_chart_color(c, CG_INK);
 		for (size_t k = 0; k < nb; k++)
 			if (b[k].x1 - b[k].x0 - 1 >= (full ? w_word : w_short))
-				cg_chart_text(c, (b[k].x0 + b[k].x1) / 2, phase_y + 15, CG_CENTER, full ? words[ph] : shorts[ph]);
+				cg_chart_text(c, (b[k].x0 + b[k].x1) / 2, y + 15, CG_CENTER, full ? words[ph] : shorts[ph]);
 		cg_free(b);
 	}
-	/* Step ticks, leaving out those within 3 px of the last one drawn. */
+	return true;
+}
+
+/* The step row: a grey tick and "step N" where there is room, or a line of
+ * text when steps are too many to mark. */
+static void draw_step_row(cg_chart *c, const layout *l, const cg_steps_result *steps, double y, double h)
+{
+	if (steps->nsteps > (l->plot.x1 - l->plot.x0) / LANE_MIN_PX) {
+		char note[200], count[32];
+		snprintf(note, sizeof note, "%s steps (%s): too many to mark at this width",
+			 cg_fmt_count(count, sizeof count, steps->nsteps), steps->label ? steps->label : "");
+		lane_note(c, l, y, note);
+		return;
+	}
+	/* Ticks, leaving out those within 3 px of the last one drawn. */
 	cairo_new_path(c->cr);
 	double last = -1e9;
 	for (uint32_t k = 0; k < steps->nsteps; k++) {
@@ -341,8 +385,8 @@ static void draw_lanes(cg_chart *c, const layout *l, const cg_timeline *tl, cons
 		if (x - last < 3)
 			continue;
 		last = x;
-		cairo_move_to(c->cr, x, step_y + 2);
-		cairo_line_to(c->cr, x, step_y + h);
+		cairo_move_to(c->cr, x, y + 2);
+		cairo_line_to(c->cr, x, y + h);
 	}
 	cairo_save(c->cr);
 	cairo_set_line_width(c->cr, 1);
@@ -360,10 +404,24 @@ static void draw_lanes(cg_chart *c, const layout *l, const cg_timeline *tl, cons
 		snprintf(label, sizeof label, "step %" PRIu32, k);
 		double w = cg_chart_text_width(c, label);
 		if (next - x - 4 >= w) {
-			cg_chart_text(c, x + 4, step_y + 15, CG_LEFT, label);
+			cg_chart_text(c, x + 4, y + 15, CG_LEFT, label);
 			free_from = x + 4 + w;
 		}
 	}
+}
+
+/* The two rows above the plot. Returns whether the phase row shows bands. */
+static bool draw_lanes(cg_chart *c, const layout *l, const cg_timeline *tl, const cg_steps_result *steps)
+{
+	const double step_y = l->plot.y0 - 62, phase_y = l->plot.y0 - 40, h = 20;
+	cg_chart_font(c, CG_TYPE_SMALL, false);
+	cg_chart_color(c, CG_FOOTNOTE);
+	cg_chart_text(c, l->plot.x0 - 10, step_y + 15, CG_RIGHT, "step");
+	cg_chart_text(c, l->plot.x0 - 10, phase_y + 15, CG_RIGHT, "phase");
+	bool bands = draw_phase_row(c, l, tl, phase_y, h);
+	cg_chart_font(c, CG_TYPE_SMALL, false);
+	draw_step_row(c, l, steps, step_y, h);
+	return bands;
 }
 
 static void ring(cg_chart *c, double x, double y, bool filled)
@@ -451,13 +509,13 @@ static void draw_marker(cg_chart *c, const layout *l, double x, const char *labe
 }
 
 static void draw_legend(cg_chart *c, const layout *l, const cg_timeline *tl, const timeline_data *td,
-			const lines *ln)
+			const lines *ln, bool phase_key)
 {
 	double x = l->legend_x, width = c->width - CG_MARGIN - x;
 	char buf[32];
 	bool phases[CG_PHASE_COUNT] = {false};
 	bool any = false;
-	for (size_t i = 0; i < tl->nspans; i++)
+	for (size_t i = 0; i < tl->nspans && phase_key; i++)
 		if (tl->spans[i].phase != CG_PHASE_NONE)
 			phases[tl->spans[i].phase] = any = true;
 	/* Heights of the sections: categories, the phase key, the device's
@@ -587,8 +645,7 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 	bool phased = a->steps->nsteps > 0;
 	for (size_t i = 0; i < tl->nspans && !phased; i++)
 		phased = tl->spans[i].phase != CG_PHASE_NONE;
-	if (phased)
-		draw_lanes(c, &l, tl, a->steps);
+	bool phase_key = phased && draw_lanes(c, &l, tl, a->steps);
 	/* Out-of-memory events: the last one labelled (the one that stopped
 	 * the run), earlier ones as lines, none within 6 px of another. */
 	double last_oom = -1e9;
@@ -604,7 +661,7 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 	if (tl->source.truncated)
 		draw_marker(c, &l, l.plot.x1, "trace ends here", CG_INK);
 	draw_peak(c, &l, p, &td);
-	draw_legend(c, &l, tl, &td, &ln);
+	draw_legend(c, &l, tl, &td, &ln, phase_key);
 	cg_free(td.cols);
 	cg_free(td.returns);
 }
