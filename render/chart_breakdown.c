@@ -3,6 +3,7 @@
  * two panels on one bar scale so their lengths compare. */
 #include "charts.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,23 +257,26 @@ static void draw_bar(cg_chart *c, const layout *l, const panel *p, const bar *b,
 	double h = l->pitch * 0.55, len = (double)b->bytes * l->scale;
 	if (len < 2)
 		len = 2;
-	double x = p->bar_x0;
 	if (!b->split) {
-		cg_chart_box(c, x, y - h / 2, len, h, cg_chart_category_color(b->color));
+		cg_chart_box(c, p->bar_x0, y - h / 2, len, h, cg_chart_category_color(b->color));
 	} else {
-		/* Segments in stack order; a white seam between two that are
-		 * both wide enough to keep their colour after it. */
+		/* Segments in stack order, each drawn in full; then a white
+		 * seam, on whole device pixels so it stays white, where two
+		 * segments both wide enough to keep their colour beside it meet. */
 		double prev_w = 0;
+		uint64_t done = 0;
 		for (int s = 0; s < CG_CAT_COUNT; s++) {
 			cg_category cat = cg_chart_stack_order[s];
 			if (!b->seg[cat])
 				continue;
 			double w = len * (double)b->seg[cat] / (double)b->bytes;
-			if (prev_w >= 3 && w >= 3)
-				cg_chart_box(c, x, y - h / 2, 1, h, cg_rgb_hex(0xFFFFFF));
-			bool seam = prev_w >= 3 && w >= 3;
-			cg_chart_box(c, seam ? x + 1 : x, y - h / 2, seam ? w - 1 : w, h, cg_chart_category_color(cat));
-			x += w;
+			double from = p->bar_x0 + len * (double)done / (double)b->bytes;
+			cg_chart_box(c, from, y - h / 2, w, h, cg_chart_category_color(cat));
+			if (prev_w >= 3 && w >= 3) {
+				double seam = floor(from * c->scale) / c->scale;
+				cg_chart_box(c, seam, y - h / 2, 1 / c->scale, h, cg_rgb_hex(0xFFFFFF));
+			}
+			done += b->seg[cat];
 			prev_w = w;
 		}
 	}

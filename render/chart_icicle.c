@@ -12,7 +12,7 @@
 
 /* Rows are at most this tall and at least this tall before deeper levels
  * are left out; 2 px between rows. */
-#define ROW_MAX 74.0
+#define ROW_MAX 72.0
 #define ROW_MIN 18.0
 #define ROW_GAP 2.0
 #define MIXED_COLOR 0xBBBBBB

@@ -416,11 +416,13 @@ static bool draw_lanes(cg_chart *c, const layout *l, const cg_timeline *tl, cons
 	const double step_y = l->plot.y0 - 62, phase_y = l->plot.y0 - 40, h = 20;
 	cg_chart_font(c, CG_TYPE_SMALL, false);
 	cg_chart_color(c, CG_FOOTNOTE);
-	cg_chart_text(c, l->plot.x0 - 10, step_y + 15, CG_RIGHT, "step");
+	if (steps->nsteps)
+		cg_chart_text(c, l->plot.x0 - 10, step_y + 15, CG_RIGHT, "step");
 	cg_chart_text(c, l->plot.x0 - 10, phase_y + 15, CG_RIGHT, "phase");
 	bool bands = draw_phase_row(c, l, tl, phase_y, h);
 	cg_chart_font(c, CG_TYPE_SMALL, false);
-	draw_step_row(c, l, steps, step_y, h);
+	if (steps->nsteps)
+		draw_step_row(c, l, steps, step_y, h);
 	return bands;
 }
 
