@@ -1,9 +1,11 @@
 #include "jsonl.h"
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "jsonl_private.h"
 #include "utf8.h"
 #include "xalloc.h"
 
@@ -50,14 +52,35 @@ const char *cg_field_name(cg_field_key k)
 	return k < CG_F_COUNT ? field_names[k] : "?";
 }
 
+/* Keys by length: most member names are rejected or found after comparing
+ * one or two candidates. Built once from field_names. */
+#define MAX_KEY_LEN 19 /* "input_storage_bytes" */
+#define MAX_SAME_LEN 8
+
+static signed char by_length[MAX_KEY_LEN + 1][MAX_SAME_LEN];
+static pthread_once_t lookup_once = PTHREAD_ONCE_INIT;
+
+static void build_lookup(void)
+{
+	memset(by_length, -1, sizeof by_length);
+	for (int k = 0; k < CG_F_COUNT; k++) {
+		size_t n = strlen(field_names[k]);
+		signed char *slot = by_length[n];
+		while (*slot >= 0)
+			slot++;
+		*slot = (signed char)k;
+	}
+}
+
 int cg_field_lookup(const char *s, size_t n)
 {
-	/* Names differ in length or first two bytes often enough that this
-	 * rejects most keys with one comparison. */
-	for (int k = 0; k < CG_F_COUNT; k++) {
-		const char *name = field_names[k];
-		if (name[0] == s[0] && strlen(name) == n && memcmp(name, s, n) == 0)
-			return k;
+	if (n == 0 || n > MAX_KEY_LEN)
+		return -1;
+	pthread_once(&lookup_once, build_lookup);
+	for (const signed char *k = by_length[n]; k < by_length[n] + MAX_SAME_LEN && *k >= 0; k++) {
+		const char *name = field_names[*k];
+		if (name[0] == s[0] && memcmp(name, s, n) == 0)
+			return *k;
 	}
 	return -1;
 }
@@ -71,15 +94,14 @@ const char *cg_jtype_name(cg_jtype t)
 
 /* --- arena behind cJSON's allocation hooks --------------------------------- */
 
-typedef struct chunk {
-	struct chunk *next;
+typedef struct cg_arena_chunk chunk;
+struct cg_arena_chunk {
+	chunk *next;
 	size_t size, used;
 	_Alignas(16) unsigned char data[];
-} chunk;
+};
 
-typedef struct arena {
-	chunk *head;
-} arena;
+typedef cg_jsonl_arena arena;
 
 static _Thread_local arena *active_arena;
 
@@ -191,12 +213,7 @@ static const char *skip_value(const char *p, const char *end)
 	return p;
 }
 
-/* Calls back with the raw text of each element (array) or member value
- * (object) of the container starting at p, in order. */
-typedef struct raw_span {
-	const char *p;
-	size_t n;
-} raw_span;
+typedef cg_raw_span raw_span;
 
 static size_t raw_children(const char *p, const char *end, raw_span *out, size_t max)
 {
@@ -224,22 +241,11 @@ static size_t raw_children(const char *p, const char *end, raw_span *out, size_t
 
 /* --- the parser ------------------------------------------------------------ */
 
-struct cg_jsonl_parser {
-	arena arena;
-	cg_fields fields;
-	raw_span *members; /* raw text of the top-level members */
-	size_t members_cap;
-	raw_span *elems; /* raw text of one array's elements */
-	size_t elems_cap;
-};
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
 
 cg_jsonl_parser *cg_jsonl_parser_new(void)
 {
-	static bool hooks_installed;
-	if (!hooks_installed) {
-		cg_jsonl_init();
-		hooks_installed = true;
-	}
+	pthread_once(&hooks_once, cg_jsonl_init);
 	return cg_calloc(1, sizeof(cg_jsonl_parser));
 }
 
@@ -253,6 +259,7 @@ void cg_jsonl_parser_free(cg_jsonl_parser *p)
 	cg_free(p->fields.members);
 	cg_free(p->members);
 	cg_free(p->elems);
+	cg_free(p->scratch);
 	cg_free(p);
 }
 
@@ -306,14 +313,41 @@ static void fill_array(cg_jsonl_parser *p, cg_jval *v, const cJSON *item)
 	f->nelems += k;
 }
 
-int cg_jsonl_parse(cg_jsonl_parser *p, const char *line, size_t len, const cg_fields **out,
-		   char *msg, size_t msgsize)
+void cg_fields_clear(cg_fields *f)
 {
-	cg_fields *f = &p->fields;
 	memset(f->v, 0, sizeof f->v);
 	f->nelems = 0;
 	f->nmembers = 0;
 	f->is_meta = false;
+}
+
+void cg_jsonl_parser_set_cjson_only(cg_jsonl_parser *p, bool cjson_only)
+{
+	p->cjson_only = cjson_only;
+}
+
+void cg_jsonl_parser_counts(const cg_jsonl_parser *p, uint64_t *fast, uint64_t *cjson)
+{
+	*fast = p->fast_lines;
+	*cjson = p->cjson_lines;
+}
+
+int cg_jsonl_parse(cg_jsonl_parser *p, const char *line, size_t len, const cg_fields **out,
+		   char *msg, size_t msgsize)
+{
+	if (!p->cjson_only && cg_jsonl_parse_fast(p, line, len, out)) {
+		p->fast_lines++;
+		return 0;
+	}
+	p->cjson_lines++;
+	return cg_jsonl_parse_cjson(p, line, len, out, msg, msgsize);
+}
+
+int cg_jsonl_parse_cjson(cg_jsonl_parser *p, const char *line, size_t len, const cg_fields **out,
+			 char *msg, size_t msgsize)
+{
+	cg_fields *f = &p->fields;
+	cg_fields_clear(f);
 
 	size_t bad;
 	cg_utf8_status u = cg_utf8_check(line, len, &bad);
