@@ -169,9 +169,16 @@ void cg_jsonl_init(void)
 
 /* --- raw text of values --------------------------------------------------- */
 
+/* cJSON takes every byte up to 32 for whitespace; so must this walk, or it
+ * loses its place in text cJSON accepted (found by tests/fuzz/fuzz_jsonl). */
+static bool is_ws(char c)
+{
+	return (unsigned char)c <= 32;
+}
+
 static const char *skip_ws(const char *p, const char *end)
 {
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+	while (p < end && is_ws(*p))
 		p++;
 	return p;
 }
@@ -207,8 +214,7 @@ static const char *skip_value(const char *p, const char *end)
 		}
 		return end;
 	}
-	while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
-	       *p != '\n' && *p != '\r')
+	while (p < end && *p != ',' && *p != '}' && *p != ']' && !is_ws(*p))
 		p++;
 	return p;
 }
@@ -224,7 +230,8 @@ static size_t raw_children(const char *p, const char *end, raw_span *out, size_t
 		if (object) {
 			p = skip_string(p, end);
 			p = skip_ws(p, end);
-			p++; /* ':' */
+			if (p < end)
+				p++; /* ':' */
 			p = skip_ws(p, end);
 		}
 		const char *v = p;
