@@ -122,8 +122,8 @@ int cg_jsonl_parse(cg_jsonl_parser *p, const char *line, size_t len, const cg_fi
  * hands every line it declines to cJSON, the parser of record.
  * cg_jsonl_parse_fast returns 1 when it understood the whole line (*out then
  * equals what cg_jsonl_parse_cjson gives for it, field by field) and 0 when
- * it declined: escapes, non-ASCII or control bytes in strings, numbers other
- * in JSON's grammar, meta lines, deep nesting, anything not valid JSON. */
+ * it declined: escapes, non-ASCII or control bytes in strings, numbers outside
+ * JSON's grammar, meta lines, deep nesting, anything not valid JSON. */
 int cg_jsonl_parse_cjson(cg_jsonl_parser *p, const char *line, size_t len, const cg_fields **out,
 			 char *msg, size_t msgsize);
 int cg_jsonl_parse_fast(cg_jsonl_parser *p, const char *line, size_t len, const cg_fields **out);

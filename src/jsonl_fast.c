@@ -9,6 +9,7 @@
  * on every field (tests/test_jsonl_fast.c and the fuzz target
  * tests/fuzz/fuzz_jsonl.c compare them); anything else goes to cJSON, which
  * also words the error messages. */
+#include <stdint.h>
 #include <string.h>
 
 #include "jsonl_private.h"
@@ -37,11 +38,32 @@ static inline void skip_ws(scan *s)
 		s->p++;
 }
 
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+static inline uint64_t zero_byte(uint64_t v)
+{
+	return (v - ONES) & ~v & HIGHS;
+}
+
+/* Does any of the eight bytes at p end a plain run? (Bit tricks from
+ * "Bit Twiddling Hacks": a byte below 0x20, with the high bit, or equal to
+ * '"', '\\' or DEL.) */
+static inline bool special8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return ((w - ONES * 0x20) & ~w & HIGHS) | (w & HIGHS) | zero_byte(w ^ (ONES * '"')) |
+	       zero_byte(w ^ (ONES * '\\')) | zero_byte(w ^ (ONES * 0x7f));
+}
+
 /* A string at s->p (the opening quote); on success s->p is past the closing
  * quote, and text and len give its bytes in the line. */
 static bool string_span(scan *s, const char **text, size_t *len)
 {
 	const char *p = s->p + 1;
+	while (s->end - p >= 8 && !special8(p))
+		p += 8;
 	while (p < s->end && plain((unsigned char)*p))
 		p++;
 	if (p >= s->end || *p != '"')

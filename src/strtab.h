@@ -26,6 +26,13 @@ void cg_strtab_free(cg_strtab *t);
 
 /* Interns s[0..n). Returns 0, or CG_ELIMIT when the table would exceed its limit. */
 int cg_strtab_intern(cg_strtab *t, const char *s, size_t n, cg_str *out);
+/* The same with s's hash, (uint32_t)cg_hash_bytes(s, n), already known:
+ * moving strings between tables hashes them once. */
+int cg_strtab_intern_hashed(cg_strtab *t, const char *s, size_t n, uint32_t hash, cg_str *out);
+/* The hash of string id, as cg_strtab_intern_hashed takes it. */
+uint32_t cg_strtab_hash(const cg_strtab *t, cg_str id);
+/* Forgets every string but keeps the memory, for reuse. */
+void cg_strtab_clear(cg_strtab *t);
 /* Looks s up without adding it; returns 1 when found. */
 int cg_strtab_find(const cg_strtab *t, const char *s, size_t n, cg_str *out);
 
