@@ -56,7 +56,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 		return status;
 
 	cg_timeline *tl = NULL;
-	status = cg_cmd_ingest(cmd, args->operands[0], &io, quiet, &tl);
+	status = cg_cmd_ingest_stats(cmd, args->operands[0], &io, quiet, cg_args_flag(cmd, args, "stats"), &tl);
 	if (status)
 		return status;
 

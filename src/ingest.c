@@ -3,20 +3,15 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "diag.h"
-#include "jsonl.h"
+#include "ingest_private.h"
 #include "progress.h"
-#include "reader.h"
 #include "record.h"
 #include "xalloc.h"
 
-typedef struct ingest {
-	cg_timeline *tl;
-	const cg_ingest_options *o;
-	cg_jsonl_parser *parser;
-	const char *name;
-	uint64_t records;
-} ingest;
+typedef cg_ingest_ctx ingest;
 
 static bool blank(const char *s, size_t n)
 {
@@ -44,7 +39,8 @@ static void mark_truncated(ingest *in, uint64_t line, const char *note)
 	src->truncation_note = cg_strdup(note);
 }
 
-/* line[len] is writable: the newline, or the spare byte after the last line. */
+/* line[len] is writable: the newline, or the spare byte after the last line.
+ * The caller puts back what it held. */
 static int one_line(ingest *in, char *line, size_t len, uint64_t lineno, bool last_unterminated,
 		    cg_error *err)
 {
@@ -76,10 +72,8 @@ static int one_line(ingest *in, char *line, size_t len, uint64_t lineno, bool la
 		return bad_line(in, lineno, msg, err);
 	}
 	int rc = cg_record_add(in->tl, f, (uint32_t)lineno, msg, sizeof msg);
-	if (rc == CG_RECORD_ADDED) {
-		in->records++;
+	if (rc == CG_RECORD_ADDED)
 		return 0;
-	}
 	if (rc == CG_RECORD_BAD)
 		return bad_line(in, lineno, msg, err);
 	if (rc == CG_RECORD_UNKNOWN_KIND) {
@@ -89,7 +83,7 @@ static int one_line(ingest *in, char *line, size_t len, uint64_t lineno, bool la
 	return cg_error_set(err, rc, "%s:%" PRIu64 ": %s", in->name, lineno, msg);
 }
 
-static int one_block(ingest *in, cg_block *b, cg_error *err)
+int cg_ingest_block(ingest *in, cg_block *b, cg_error *err)
 {
 	if (b->overlong) {
 		in->tl->source.lines = b->first_line;
@@ -104,7 +98,9 @@ static int one_block(ingest *in, cg_block *b, cg_error *err)
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char saved = p[len];
 		int rc = one_line(in, p, len, lineno, !nl && b->ends_without_newline, err);
+		p[len] = saved;
 		if (rc < 0)
 			return rc;
 		p += len + 1;
@@ -122,6 +118,39 @@ static void describe_source(cg_timeline *tl, const char *path, const cg_reader *
 	src->gzip = cg_reader_is_gzip(r);
 }
 
+static uint64_t records_added(const cg_source *src)
+{
+	uint64_t n = 0;
+	for (int k = 0; k < CG_KIND_COUNT; k++)
+		n += src->records[k];
+	return n;
+}
+
+static unsigned thread_count(const cg_ingest_options *o)
+{
+	if (o->threads)
+		return o->threads;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
+}
+
+static int read_serially(ingest *in, cg_reader *r, cg_error *err)
+{
+	cg_progress progress;
+	cg_progress_start(&progress, in->o->progress, in->name, cg_reader_file_size(r));
+	cg_block b;
+	int rc;
+	while ((rc = cg_reader_next(r, &b, err)) > 0) {
+		rc = cg_ingest_block(in, &b, err);
+		cg_reader_release(r, &b);
+		if (rc < 0)
+			break;
+		cg_progress_update(&progress, cg_reader_bytes_in(r));
+	}
+	cg_progress_finish(&progress);
+	return rc;
+}
+
 int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, cg_error *err)
 {
 	cg_ingest_options defaults = CG_INGEST_OPTIONS_INIT;
@@ -131,26 +160,22 @@ int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, c
 
 	cg_reader_options ro = CG_READER_OPTIONS_INIT;
 	ro.max_line_bytes = o->max_line_bytes;
+	if (o->block_bytes)
+		ro.block_bytes = o->block_bytes;
 	cg_reader *r = NULL;
 	int rc = cg_reader_open(&r, path, &ro, err);
 	if (rc < 0)
 		return rc;
 
 	cg_timeline_limits lim = {o->max_string_bytes};
-	ingest in = {cg_timeline_new(&lim), o, cg_jsonl_parser_new(), cg_reader_name(r), 0};
+	ingest in = {cg_timeline_new(&lim), o, cg_jsonl_parser_new(), cg_reader_name(r)};
+	cg_jsonl_parser_set_cjson_only(in.parser, o->cjson_only);
 	describe_source(in.tl, path, r);
-	cg_progress progress;
-	cg_progress_start(&progress, o->progress, in.name, cg_reader_file_size(r));
-
-	cg_block b;
-	while ((rc = cg_reader_next(r, &b, err)) > 0) {
-		rc = one_block(&in, &b, err);
-		cg_reader_release(r, &b);
-		if (rc < 0)
-			break;
-		cg_progress_update(&progress, cg_reader_bytes_in(r));
-	}
-	cg_progress_finish(&progress);
+	unsigned threads = thread_count(o);
+	if (threads > 1)
+		rc = cg_ingest_parallel(&in, r, threads, err);
+	else
+		rc = read_serially(&in, r, err);
 
 	cg_source *src = &in.tl->source;
 	src->file_bytes = cg_reader_bytes_in(r);
@@ -159,7 +184,7 @@ int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, c
 		mark_truncated(&in, src->lines, "the gzip stream ends early: the file was cut short");
 		cg_diag_add(in.tl, CG_DIAG_WARNING, 0, "gzip stream ends before its end marker (file cut short)");
 	}
-	if (rc == 0 && in.records == 0) {
+	if (rc == 0 && records_added(src) == 0) {
 		if (src->lines == src->blank_lines && !src->truncated)
 			rc = cg_error_set(err, CG_EINPUT, "%s: the trace is empty", in.name);
 		else

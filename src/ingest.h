@@ -11,7 +11,9 @@
  *     cg_timeline_free(tl);
  *
  * Bad lines are skipped and counted (the first is fatal with strict); a
- * last line cut mid-record marks the trace truncated. */
+ * last line cut mid-record marks the trace truncated. Blocks of lines are
+ * parsed on every core (a gzip file is inflated on its own thread) and the
+ * result is the same, to the last diagnostic, as reading line by line. */
 #ifndef CG_INGEST_H
 #define CG_INGEST_H
 
@@ -26,9 +28,12 @@ typedef struct cg_ingest_options {
 	FILE *progress;		 /* where to draw progress, or NULL */
 	size_t max_line_bytes;	 /* longer lines are bad lines */
 	size_t max_string_bytes; /* interned string memory; exceeding it is fatal */
+	unsigned threads;	 /* parse threads; 0: one per core; 1: no threads at all */
+	size_t block_bytes;	 /* lines are read and parsed in blocks this big; 0: 4 MiB */
+	bool cjson_only;	 /* skip the fast scanner: every line through cJSON */
 } cg_ingest_options;
 
-#define CG_INGEST_OPTIONS_INIT {false, NULL, (size_t)64 << 20, (size_t)2 << 30}
+#define CG_INGEST_OPTIONS_INIT {false, NULL, (size_t)64 << 20, (size_t)2 << 30, 0, 0, false}
 
 /* Reads path ("-" for standard input). On success *out is a finalized
  * timeline the caller frees. Fails with CG_EIO (cannot read), CG_EINPUT
