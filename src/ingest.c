@@ -39,8 +39,12 @@ static void mark_truncated(ingest *in, uint64_t line, const char *note)
 	src->truncation_note = cg_strdup(note);
 }
 
+static int parse_line(ingest *in, const char *line, size_t len, uint64_t lineno,
+		      bool last_unterminated, cg_error *err);
+
 /* line[len] is writable: the newline, or the spare byte after the last line.
- * The caller puts back what it held. */
+ * It holds a NUL while the line is parsed, and what it held after: a block
+ * may be read again (ingest_par.c). */
 static int one_line(ingest *in, char *line, size_t len, uint64_t lineno, bool last_unterminated,
 		    cg_error *err)
 {
@@ -58,7 +62,17 @@ static int one_line(ingest *in, char *line, size_t len, uint64_t lineno, bool la
 	}
 	if (lineno >= UINT32_MAX)
 		return cg_error_set(err, CG_ELIMIT, "%s: more than %u lines", in->name, UINT32_MAX - 1);
+	char saved = line[len];
 	line[len] = '\0';
+	int rc = parse_line(in, line, len, lineno, last_unterminated, err);
+	line[len] = saved;
+	return rc;
+}
+
+static int parse_line(ingest *in, const char *line, size_t len, uint64_t lineno,
+		      bool last_unterminated, cg_error *err)
+{
+	char msg[512];
 	const cg_fields *f;
 	if (cg_jsonl_parse(in->parser, line, len, &f, msg, sizeof msg) < 0) {
 		if (last_unterminated) {
@@ -98,9 +112,7 @@ int cg_ingest_block(ingest *in, cg_block *b, cg_error *err)
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char saved = p[len];
 		int rc = one_line(in, p, len, lineno, !nl && b->ends_without_newline, err);
-		p[len] = saved;
 		if (rc < 0)
 			return rc;
 		p += len + 1;

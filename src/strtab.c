@@ -1,5 +1,6 @@
 #include "strtab.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "error.h"
@@ -225,4 +226,31 @@ void cg_strtab_clear(cg_strtab *t)
 	cg_str empty;
 	int rc = cg_strtab_intern(t, "", 0, &empty);
 	(void)rc; /* the empty string always fits */
+}
+
+/* Capacity CG_GROW reaches from cap for need elements. */
+static size_t grown(size_t cap, size_t need)
+{
+	size_t c = cap ? cap : 16;
+	while (c < need)
+		c *= 2;
+	return need <= cap ? cap : c;
+}
+
+bool cg_strtab_can_add(const cg_strtab *t, const cg_strtab *from)
+{
+	if (!t->limit)
+		return true;
+	/* As if every string of from were new: the capacities interning them
+	 * one by one would end with, each check along the way being smaller. */
+	size_t k = from->count, text = from->text_len;
+	if (k > t->limit || text > t->limit)
+		return false;
+	size_t count = t->count + k;
+	size_t nslots = t->nslots;
+	while (count * 2 > nslots)
+		nslots *= 2;
+	size_t bytes = grown(t->text_cap, t->text_len + text) + grown(t->entries_cap, count) * sizeof(entry) +
+		       nslots * sizeof(slot);
+	return bytes <= t->limit;
 }

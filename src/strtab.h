@@ -12,6 +12,7 @@
 #ifndef CG_STRTAB_H
 #define CG_STRTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,9 @@ int cg_strtab_intern(cg_strtab *t, const char *s, size_t n, cg_str *out);
 int cg_strtab_intern_hashed(cg_strtab *t, const char *s, size_t n, uint32_t hash, cg_str *out);
 /* The hash of string id, as cg_strtab_intern_hashed takes it. */
 uint32_t cg_strtab_hash(const cg_strtab *t, cg_str id);
+/* Could every string of from be interned into t without reaching t's
+ * limit, even if none of them is there yet? */
+bool cg_strtab_can_add(const cg_strtab *t, const cg_strtab *from);
 /* Forgets every string but keeps the memory, for reuse. */
 void cg_strtab_clear(cg_strtab *t);
 /* Looks s up without adding it; returns 1 when found. */

@@ -12,16 +12,6 @@ typedef struct remap {
 	uint8_t dtype[UINT8_MAX + 1];
 } remap;
 
-/* Generous bounds: merging is refused well before a limit could be reached
- * by the pair, and the block is then added line by line instead. */
-static bool strings_fit(const cg_strtab *dst, const cg_strtab *src)
-{
-	size_t limit = cg_strtab_limit(dst);
-	if (!limit)
-		return true;
-	return 2 * cg_strtab_bytes(dst) + 4 * cg_strtab_bytes(src) < limit;
-}
-
 static bool count_fits(size_t a, size_t b)
 {
 	return a + b < CG_NONE - 1;
@@ -36,7 +26,7 @@ bool cg_timeline_mergeable(const cg_timeline *dst, const cg_timeline *src)
 	if ((size_t)dst->ndevices + src->ndevices >= UINT16_MAX ||
 	    (size_t)dst->ndtypes + src->ndtypes > UINT8_MAX)
 		return false;
-	if (!strings_fit(dst->strings, src->strings) || !strings_fit(dst->shapes, src->shapes))
+	if (!cg_strtab_can_add(dst->strings, src->strings) || !cg_strtab_can_add(dst->shapes, src->shapes))
 		return false;
 	return count_fits(dst->nmem, src->nmem) && count_fits(dst->nspans, src->nspans) &&
 	       count_fits(dst->nops, src->nops) && count_fits(dst->nop_inputs, src->nop_inputs) &&
