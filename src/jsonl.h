@@ -104,6 +104,7 @@ typedef struct cg_fields {
 	cg_member *members; /* every member, in order: filled for meta lines only */
 	size_t nmembers, members_cap;
 	bool is_meta;
+	uint64_t present; /* bit k set when v[k] was filled (so clearing is cheap) */
 } cg_fields;
 
 typedef struct cg_jsonl_parser cg_jsonl_parser;

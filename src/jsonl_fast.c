@@ -27,9 +27,21 @@ typedef struct scan {
 
 /* A byte a string may hold here; the others (the quote, a backslash, control
  * bytes, DEL, non-ASCII) end the scan, and all but the quote decline the line. */
+#define P16 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
+static const bool plain_byte[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* '"' */
+	P16, P16,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* '\\' */
+	P16,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, /* DEL */
+	/* 0x80 and up: 0 */
+};
+
 static inline bool plain(unsigned char c)
 {
-	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+	return plain_byte[c];
 }
 
 static inline void skip_ws(scan *s)
@@ -309,11 +321,10 @@ static bool members(scan *s, cg_fields *f)
 			/* Not read, or a repeated key: the first occurrence wins. */
 			if (!skip_value(s, 1))
 				return false;
-		} else if (s->p < s->end && *s->p == '[') {
-			if (!array_field(s, f, &f->v[k]))
+		} else {
+			f->present |= (uint64_t)1 << k;
+			if (s->p < s->end && *s->p == '[' ? !array_field(s, f, &f->v[k]) : !value(s, &f->v[k], 1))
 				return false;
-		} else if (!value(s, &f->v[k], 1)) {
-			return false;
 		}
 		skip_ws(s);
 		if (s->p >= s->end)

@@ -42,11 +42,8 @@ static cg_str *map_table(cg_strtab *dst, const cg_strtab *src)
 {
 	uint32_t n = cg_strtab_count(src);
 	cg_str *map = cg_malloc((size_t)n * sizeof *map);
-	for (cg_str id = 0; id < n; id++) {
-		int rc = cg_strtab_intern_hashed(dst, cg_strtab_get(src, id), cg_strtab_len(src, id),
-						 cg_strtab_hash(src, id), &map[id]);
-		(void)rc; /* cg_timeline_mergeable checked the limit */
-	}
+	int rc = cg_strtab_intern_all(dst, src, map);
+	(void)rc; /* cg_timeline_mergeable checked the limit */
 	return map;
 }
 
