@@ -58,12 +58,13 @@ static uint64_t peak_rss(void)
 static void print_stats(const cg_timeline *tl, double seconds)
 {
 	const cg_source *src = &tl->source;
-	size_t strings = cg_strtab_bytes(tl->strings) + cg_strtab_bytes(tl->shapes);
+	size_t strings = cg_strtab_used_bytes(tl->strings) + cg_strtab_used_bytes(tl->shapes);
+	size_t reserved = cg_strtab_bytes(tl->strings) + cg_strtab_bytes(tl->shapes);
 	fprintf(stderr,
 		"stats: ingest %.3f s, %" PRIu64 " lines, %" PRIu64 " bytes read (%.0f MB/s), "
-		"%zu memory records, %u strings in %zu bytes, peak RSS %" PRIu64 " bytes\n",
+		"%zu memory records, %u strings in %zu bytes (%zu reserved), peak RSS %" PRIu64 " bytes\n",
 		seconds, src->lines, src->data_bytes, seconds > 0 ? (double)src->data_bytes / seconds / 1e6 : 0.0,
-		tl->nmem, cg_strtab_count(tl->strings), strings, peak_rss());
+		tl->nmem, cg_strtab_count(tl->strings), strings, reserved, peak_rss());
 }
 
 int cg_cmd_ingest(const cg_command *cmd, const char *path, const cg_ingest_options *o, bool quiet,

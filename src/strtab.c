@@ -290,3 +290,8 @@ int cg_strtab_intern_all(cg_strtab *t, const cg_strtab *from, cg_str *map)
 	}
 	return 0;
 }
+
+size_t cg_strtab_used_bytes(const cg_strtab *t)
+{
+	return sizeof *t + t->text_len + t->count * sizeof(entry) + t->nslots * sizeof(slot);
+}

@@ -51,6 +51,9 @@ uint32_t cg_strtab_count(const cg_strtab *t);
 /* Bytes of memory the table holds. */
 size_t cg_strtab_bytes(const cg_strtab *t);
 size_t cg_strtab_limit(const cg_strtab *t);
+/* Bytes the table fills (its text, entries and slots), not counting room
+ * reserved for growth. */
+size_t cg_strtab_used_bytes(const cg_strtab *t);
 
 /* 64-bit hash of a byte string, shared with other hash tables. */
 uint64_t cg_hash_bytes(const void *p, size_t n);
