@@ -52,36 +52,39 @@ const char *cg_field_name(cg_field_key k)
 	return k < CG_F_COUNT ? field_names[k] : "?";
 }
 
-/* Keys by length: most member names are rejected or found after comparing
- * one or two candidates. Built once from field_names. */
+/* Keys by length, then first byte: most member names are rejected or
+ * found after one comparison. tests/test_jsonl_fast.c checks that every
+ * name of field_names is found here. */
 #define MAX_KEY_LEN 19 /* "input_storage_bytes" */
 _Static_assert(CG_F_COUNT <= 64, "cg_fields.present has a bit per key");
-#define MAX_SAME_LEN 8
 
-static signed char by_length[MAX_KEY_LEN + 1][MAX_SAME_LEN];
-static pthread_once_t lookup_once = PTHREAD_ONCE_INIT;
-
-static void build_lookup(void)
-{
-	memset(by_length, -1, sizeof by_length);
-	for (int k = 0; k < CG_F_COUNT; k++) {
-		size_t n = strlen(field_names[k]);
-		signed char *slot = by_length[n];
-		while (*slot >= 0)
-			slot++;
-		*slot = (signed char)k;
-	}
-}
+/* Key + 1, so that 0 ends a row. */
+#define K(k) ((unsigned char)((k) + 1))
+static const unsigned char by_length[MAX_KEY_LEN + 1][6] = {
+	[2] = {K(CG_F_ID)},
+	[3] = {K(CG_F_KEY)},
+	[4] = {K(CG_F_KIND), K(CG_F_NAME), K(CG_F_STEP), K(CG_F_ROOT), K(CG_F_NORM)},
+	[5] = {K(CG_F_SHAPE), K(CG_F_DTYPE), K(CG_F_BYTES), K(CG_F_STATE)},
+	[6] = {K(CG_F_SCHEMA), K(CG_F_INPUTS), K(CG_F_OUTPUT), K(CG_F_DEVICE), K(CG_F_ACTION)},
+	[7] = {K(CG_F_SPAN_ID), K(CG_F_OP_NAME), K(CG_F_TO_SPAN)},
+	[8] = {K(CG_F_START_NS), K(CG_F_MEASURED), K(CG_F_CATEGORY), K(CG_F_EVENT_ID)},
+	[9] = {K(CG_F_PARENT_ID), K(CG_F_SPAN_KIND), K(CG_F_TENSOR_ID), K(CG_F_FROM_SPAN)},
+	[10] = {K(CG_F_USED_BYTES), K(CG_F_FREE_BYTES)},
+	[11] = {K(CG_F_DURATION_NS)},
+	[12] = {K(CG_F_TIMESTAMP_NS)},
+	[13] = {K(CG_F_STORAGE_BYTES), K(CG_F_REQUIRES_GRAD)},
+	[14] = {K(CG_F_RESERVED_BYTES)},
+	[19] = {K(CG_F_INPUT_STORAGE_BYTES)},
+};
 
 int cg_field_lookup(const char *s, size_t n)
 {
-	if (n == 0 || n > MAX_KEY_LEN)
+	if (n < 2 || n > MAX_KEY_LEN)
 		return -1;
-	pthread_once(&lookup_once, build_lookup);
-	for (const signed char *k = by_length[n]; k < by_length[n] + MAX_SAME_LEN && *k >= 0; k++) {
-		const char *name = field_names[*k];
+	for (const unsigned char *k = by_length[n]; k < by_length[n] + 6 && *k; k++) {
+		const char *name = field_names[*k - 1];
 		if (name[0] == s[0] && memcmp(name, s, n) == 0)
-			return *k;
+			return *k - 1;
 	}
 	return -1;
 }

@@ -214,7 +214,8 @@ static void memory_op(int dv, const char *name, tensor *keep, bool keep_alloc, c
 	tensor tmp[3];
 	int ntmp = 3 - (keep != NULL) - (drop != NULL) + 1;
 	for (int i = 0; i < ntmp && i < 3; i++) {
-		tmp[i] = sized(64 + (uint32_t)below(960), 64 + (uint32_t)below(1984));
+		/* A model's temporaries come in few shapes: batch x a layer's width. */
+		tmp[i] = sized(64u << below(3), 1024 + 64 * (uint32_t)below(LAYERS));
 		memory(dv, &tmp[i], true, name, "temporary");
 	}
 	if (keep)
