@@ -52,41 +52,84 @@ const char *cg_field_name(cg_field_key k)
 	return k < CG_F_COUNT ? field_names[k] : "?";
 }
 
-/* Keys by length, then first byte: most member names are rejected or
- * found after one comparison. tests/test_jsonl_fast.c checks that every
- * name of field_names is found here. */
-#define MAX_KEY_LEN 19 /* "input_storage_bytes" */
+/* Keys by length: comparisons of a constant size compile to a load or two,
+ * and most member names are settled by one or two of them.
+ * tests/test_jsonl_fast.c checks every name of field_names is found. */
 _Static_assert(CG_F_COUNT <= 64, "cg_fields.present has a bit per key");
 
-/* Key + 1, so that 0 ends a row. */
-#define K(k) ((unsigned char)((k) + 1))
-static const unsigned char by_length[MAX_KEY_LEN + 1][6] = {
-	[2] = {K(CG_F_ID)},
-	[3] = {K(CG_F_KEY)},
-	[4] = {K(CG_F_KIND), K(CG_F_NAME), K(CG_F_STEP), K(CG_F_ROOT), K(CG_F_NORM)},
-	[5] = {K(CG_F_SHAPE), K(CG_F_DTYPE), K(CG_F_BYTES), K(CG_F_STATE)},
-	[6] = {K(CG_F_SCHEMA), K(CG_F_INPUTS), K(CG_F_OUTPUT), K(CG_F_DEVICE), K(CG_F_ACTION)},
-	[7] = {K(CG_F_SPAN_ID), K(CG_F_OP_NAME), K(CG_F_TO_SPAN)},
-	[8] = {K(CG_F_START_NS), K(CG_F_MEASURED), K(CG_F_CATEGORY), K(CG_F_EVENT_ID)},
-	[9] = {K(CG_F_PARENT_ID), K(CG_F_SPAN_KIND), K(CG_F_TENSOR_ID), K(CG_F_FROM_SPAN)},
-	[10] = {K(CG_F_USED_BYTES), K(CG_F_FREE_BYTES)},
-	[11] = {K(CG_F_DURATION_NS)},
-	[12] = {K(CG_F_TIMESTAMP_NS)},
-	[13] = {K(CG_F_STORAGE_BYTES), K(CG_F_REQUIRES_GRAD)},
-	[14] = {K(CG_F_RESERVED_BYTES)},
-	[19] = {K(CG_F_INPUT_STORAGE_BYTES)},
-};
+#define KEY(k, name) \
+	if (memcmp(s, name, sizeof name - 1) == 0) \
+		return k
 
 int cg_field_lookup(const char *s, size_t n)
 {
-	if (n < 2 || n > MAX_KEY_LEN)
+	switch (n) {
+	case 2:
+		KEY(CG_F_ID, "id");
 		return -1;
-	for (const unsigned char *k = by_length[n]; k < by_length[n] + 6 && *k; k++) {
-		const char *name = field_names[*k - 1];
-		if (name[0] == s[0] && memcmp(name, s, n) == 0)
-			return *k - 1;
+	case 3:
+		KEY(CG_F_KEY, "key");
+		return -1;
+	case 4:
+		KEY(CG_F_KIND, "kind");
+		KEY(CG_F_NAME, "name");
+		KEY(CG_F_STEP, "step");
+		KEY(CG_F_ROOT, "root");
+		KEY(CG_F_NORM, "norm");
+		return -1;
+	case 5:
+		KEY(CG_F_SHAPE, "shape");
+		KEY(CG_F_DTYPE, "dtype");
+		KEY(CG_F_BYTES, "bytes");
+		KEY(CG_F_STATE, "state");
+		return -1;
+	case 6:
+		KEY(CG_F_SCHEMA, "schema");
+		KEY(CG_F_INPUTS, "inputs");
+		KEY(CG_F_OUTPUT, "output");
+		KEY(CG_F_DEVICE, "device");
+		KEY(CG_F_ACTION, "action");
+		return -1;
+	case 7:
+		KEY(CG_F_SPAN_ID, "span_id");
+		KEY(CG_F_OP_NAME, "op_name");
+		KEY(CG_F_TO_SPAN, "to_span");
+		return -1;
+	case 8:
+		KEY(CG_F_START_NS, "start_ns");
+		KEY(CG_F_MEASURED, "measured");
+		KEY(CG_F_CATEGORY, "category");
+		KEY(CG_F_EVENT_ID, "event_id");
+		return -1;
+	case 9:
+		KEY(CG_F_PARENT_ID, "parent_id");
+		KEY(CG_F_SPAN_KIND, "span_kind");
+		KEY(CG_F_TENSOR_ID, "tensor_id");
+		KEY(CG_F_FROM_SPAN, "from_span");
+		return -1;
+	case 10:
+		KEY(CG_F_USED_BYTES, "used_bytes");
+		KEY(CG_F_FREE_BYTES, "free_bytes");
+		return -1;
+	case 11:
+		KEY(CG_F_DURATION_NS, "duration_ns");
+		return -1;
+	case 12:
+		KEY(CG_F_TIMESTAMP_NS, "timestamp_ns");
+		return -1;
+	case 13:
+		KEY(CG_F_STORAGE_BYTES, "storage_bytes");
+		KEY(CG_F_REQUIRES_GRAD, "requires_grad");
+		return -1;
+	case 14:
+		KEY(CG_F_RESERVED_BYTES, "reserved_bytes");
+		return -1;
+	case 19:
+		KEY(CG_F_INPUT_STORAGE_BYTES, "input_storage_bytes");
+		return -1;
+	default:
+		return -1;
 	}
-	return -1;
 }
 
 const char *cg_jtype_name(cg_jtype t)
