@@ -36,7 +36,10 @@ int cg_parse_u64(const char *s, size_t n, uint64_t *out, const char **why)
 			*why = "is not a valid JSON integer";
 			return -1;
 		}
-		if (!cg_mul_u64(v, 10, &v) || !cg_add_u64(v, (uint64_t)(s[i] - '0'), &v)) {
+		/* Nineteen digits always fit; check only beyond. */
+		if (i < 19) {
+			v = v * 10 + (uint64_t)(s[i] - '0');
+		} else if (!cg_mul_u64(v, 10, &v) || !cg_add_u64(v, (uint64_t)(s[i] - '0'), &v)) {
 			*why = "does not fit in 64 bits";
 			return -1;
 		}
