@@ -155,6 +155,11 @@ char *cg_outdir_path(cg_outdir *od, const char *name)
 	return cg_asprintf("%s/%s", od->tmp, name);
 }
 
+const char *cg_outdir_dir(const cg_outdir *od)
+{
+	return od->tmp;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;

@@ -28,6 +28,8 @@ int cg_outdir_begin(cg_outdir **out, const char *path, bool force, cg_error *err
 /* Path of file `name` inside the temporary folder (caller frees); the name
  * is recorded in the manifest. */
 char *cg_outdir_path(cg_outdir *od, const char *name);
+/* The temporary folder files are written into (borrowed). */
+const char *cg_outdir_dir(const cg_outdir *od);
 /* Moves the folder into place; frees od. */
 int cg_outdir_commit(cg_outdir *od, cg_error *err);
 /* Removes the temporary folder; frees od. NULL is a no-op. */

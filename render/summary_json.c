@@ -15,6 +15,18 @@ static void write_source(cg_jw *w, const cg_timeline *tl)
 	cg_jw_kv_u64(w, "file_bytes", s->file_bytes);
 	cg_jw_kv_u64(w, "data_bytes", s->data_bytes);
 	cg_jw_kv_u64(w, "lines", s->lines);
+	/* What "lines", every "line" and "truncated_at_line" count. */
+	cg_jw_kv_string(w, "positions", s->lines_are_events ? "events" : "lines");
+	cg_jw_key(w, "time_origin");
+	if (s->time_origin)
+		cg_jw_string(w, s->time_origin);
+	else
+		cg_jw_null(w);
+	cg_jw_key(w, "time_origin_unix_ns");
+	if (s->time_origin_known)
+		cg_jw_i64(w, s->time_origin_unix_ns);
+	else
+		cg_jw_null(w);
 	cg_jw_key(w, "records");
 	cg_jw_object(w);
 	for (int k = 0; k < CG_KIND_COUNT; k++)

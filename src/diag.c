@@ -31,7 +31,9 @@ void cg_diag_print(const cg_timeline *tl, FILE *out, size_t max)
 	for (size_t i = 0; i < src->ndiags && shown < max; i++, shown++) {
 		const cg_diag *d = &src->diags[i];
 		const char *what = d->kind == CG_DIAG_WARNING ? "warning: " : "";
-		if (d->line)
+		if (d->line && src->lines_are_events)
+			fprintf(out, "%s: event %" PRIu64 ": %s%s\n", name, d->line, what, d->msg);
+		else if (d->line)
 			fprintf(out, "%s:%" PRIu64 ": %s%s\n", name, d->line, what, d->msg);
 		else
 			fprintf(out, "%s: %s%s\n", name, what, d->msg);

@@ -2,11 +2,13 @@
 
 #include <inttypes.h>
 #include <string.h>
-
 #include <unistd.h>
 
 #include "diag.h"
+#include "format.h"
 #include "ingest_private.h"
+#include "kineto.h"
+#include "memtimeline_raw.h"
 #include "progress.h"
 #include "record.h"
 #include "xalloc.h"
@@ -178,6 +180,17 @@ int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, c
 	int rc = cg_reader_open(&r, path, &ro, err);
 	if (rc < 0)
 		return rc;
+	/* PyTorch's formats are one JSON document each, with their own readers. */
+	cg_format format;
+	rc = cg_format_detect(r, &format, err);
+	if (rc == 0 && format == CG_FORMAT_CHROME)
+		rc = cg_kineto_ingest(out, r, path, o, err);
+	else if (rc == 0 && format == CG_FORMAT_MEMORY_TIMELINE)
+		rc = cg_memtimeline_ingest(out, r, path, o, err);
+	if (rc < 0 || format != CG_FORMAT_JSONL) {
+		cg_reader_close(r);
+		return rc;
+	}
 
 	cg_timeline_limits lim = {o->max_string_bytes};
 	ingest in = {cg_timeline_new(&lim), o, cg_jsonl_parser_new(), cg_reader_name(r)};

@@ -10,10 +10,13 @@
  *     cg_diag_print(tl, stderr, 20);   // bad lines and warnings
  *     cg_timeline_free(tl);
  *
- * Bad lines are skipped and counted (the first is fatal with strict); a
- * last line cut mid-record marks the trace truncated. Blocks of lines are
- * parsed on every core (a gzip file is inflated on its own thread) and the
- * result is the same, to the last diagnostic, as reading line by line. */
+ * The format comes from the content: candle-graph/trace/6 JSONL, a PyTorch
+ * profiler Chrome trace (kineto.h) or an export_memory_timeline raw file
+ * (memtimeline_raw.h), each plain or gzip. Bad lines (events) are skipped and
+ * counted (the first is fatal with strict); a trace cut mid-record is marked
+ * truncated and read up to the cut. JSONL is parsed in blocks on every core
+ * (a gzip file inflated on its own thread) with the result, to the last
+ * diagnostic, of reading it line by line. */
 #ifndef CG_INGEST_H
 #define CG_INGEST_H
 

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "checked.h"
+#include "diag.h"
 #include "xalloc.h"
 
 /* Is every device's subsequence already in time order? Single-threaded
@@ -180,23 +181,24 @@ static void pair_free(cg_timeline *tl, cg_device *dev, uint32_t *live_of, uint32
 		m->flags |= CG_MEM_PREEXISTING;
 		dev->preexisting_count++;
 		cg_timeline_anomaly(tl, CG_ANOM_FREE_BEFORE_TRACE,
-				    "line %u: free of \"%s\" (%" PRIu64 " B) on %s, never allocated in the trace",
-				    m->line, cg_timeline_str(tl, m->tensor), m->bytes, dname);
+				    "%s %u: free of \"%s\" (%" PRIu64 " B) on %s, never allocated in the trace",
+				    cg_timeline_position_word(tl), m->line, cg_timeline_str(tl, m->tensor), m->bytes, dname);
 	} else if (prev == DEAD) {
 		m->flags |= CG_MEM_DOUBLE_FREE;
 		cg_timeline_anomaly(tl, CG_ANOM_DOUBLE_FREE,
-				    "line %u: free of \"%s\" on %s, which was already freed",
-				    m->line, cg_timeline_str(tl, m->tensor), dname);
+				    "%s %u: free of \"%s\" on %s, which was already freed",
+				    cg_timeline_position_word(tl), m->line, cg_timeline_str(tl, m->tensor), dname);
 		m->bytes = 0;
 	} else {
 		cg_mem *a = &tl->mem[prev];
 		if (a->bytes != m->bytes) {
 			m->flags |= CG_MEM_BYTES_MISMATCH;
 			cg_timeline_anomaly(tl, CG_ANOM_BYTES_MISMATCH,
-					    "line %u: free of \"%s\" on %s says %" PRIu64
-					    " B; its allocation at line %u had %" PRIu64 " B",
-					    m->line, cg_timeline_str(tl, m->tensor), dname, m->bytes,
-					    a->line, a->bytes);
+					    "%s %u: free of \"%s\" on %s says %" PRIu64
+					    " B; its allocation at %s %u had %" PRIu64 " B",
+					    cg_timeline_position_word(tl), m->line,
+					    cg_timeline_str(tl, m->tensor), dname, m->bytes,
+					    cg_timeline_position_word(tl), a->line, a->bytes);
 			m->bytes = a->bytes;
 		}
 		a->pair = i;
@@ -214,15 +216,20 @@ static void pair_alloc(cg_timeline *tl, cg_device *dev, uint32_t *live_of, uint3
 	if (prev != CG_NONE && prev != DEAD) {
 		cg_mem *old = &tl->mem[prev];
 		cg_timeline_anomaly(tl, CG_ANOM_ALLOC_OF_LIVE_ID,
-				    "line %u: \"%s\" allocated on %s while its allocation at line %u was live",
-				    m->line, cg_timeline_str(tl, m->tensor),
-				    cg_timeline_str(tl, dev->name), old->line);
+				    "%s %u: \"%s\" allocated on %s while its allocation at %s %u was live",
+				    cg_timeline_position_word(tl), m->line, cg_timeline_str(tl, m->tensor),
+				    cg_timeline_str(tl, dev->name), cg_timeline_position_word(tl), old->line);
 		old->flags |= CG_MEM_REPLACED;
 		old->pair = i;
 		m->flags |= CG_MEM_REPLACES;
 		add_replacement(tl, i, prev);
 	}
 	live_of[m->tensor] = i;
+}
+
+static const char *source_name(const cg_timeline *tl)
+{
+	return tl->source.display_name ? tl->source.display_name : "trace";
 }
 
 /* Sums live bytes through the device's records, checking for overflow, and
@@ -239,26 +246,88 @@ static int sum_live(cg_timeline *tl, cg_device *dev, cg_error *err)
 	if (!cg_add_u64(pre, dev->baseline_bytes, &live))
 		goto overflow_start;
 	uint32_t count = 0;
+	uint64_t allocs = 0, frees = 0;
 	for (uint32_t k = 0; k < dev->mem_count; k++) {
 		uint32_t i = dev->mem_first + k;
 		const cg_mem *m = &tl->mem[i];
 		if (!cg_add_u64(live, cg_mem_added(m), &live))
 			return cg_error_set(err, CG_EINPUT,
 					    "%s:%u: live bytes on %s exceed 2^64 - 1 bytes",
-					    tl->source.display_name ? tl->source.display_name : "trace",
-					    m->line, cg_timeline_str(tl, dev->name));
+					    source_name(tl), m->line, cg_timeline_str(tl, dev->name));
 		live -= cg_timeline_mem_removed(tl, i);
 		if (m->action == CG_ALLOC && m->pair == CG_NONE)
 			count++;
+		if (m->action == CG_ALLOC)
+			allocs++;
+		else
+			frees++;
 	}
 	dev->live_at_end = live;
-	dev->live_count_at_end = count;
+	/* Unpaired, only the balance of allocations and frees is known. */
+	dev->live_count_at_end = tl->source.pairing_known ? count
+				 : (uint32_t)(dev->preexisting_count + allocs - frees);
 	return 0;
 overflow_start:
 	return cg_error_set(err, CG_EINPUT,
 			    "%s: bytes live on %s before the first record exceed 2^64 - 1 bytes",
-			    tl->source.display_name ? tl->source.display_name : "trace",
-			    cg_timeline_str(tl, dev->name));
+			    source_name(tl), cg_timeline_str(tl, dev->name));
+}
+
+/* Frees that cannot be matched (no ids): each removes its own bytes, and
+ * live bytes are the running sum. Where frees outrun allocations, memory
+ * allocated before the trace was being freed: the deepest such deficit
+ * becomes the device's baseline, so that live bytes never go below zero,
+ * and the deepest deficit in count its allocations live from the start. */
+static int unpaired_device(cg_timeline *tl, cg_device *dev, size_t first, size_t end, cg_error *err)
+{
+	uint64_t live = 0, deficit = 0, count = 0, count_deficit = 0;
+	for (size_t k = first; k < end; k++) {
+		cg_mem *m = &tl->mem[k];
+		m->pair = CG_NONE;
+		if (m->action == CG_ALLOC) {
+			if (!cg_add_u64(live, m->bytes, &live))
+				return cg_error_set(err, CG_EINPUT, "%s:%u: live bytes on %s exceed 2^64 - 1 bytes",
+						    source_name(tl), m->line, cg_timeline_str(tl, dev->name));
+			count++;
+		} else {
+			if (m->bytes > live) {
+				if (!cg_add_u64(deficit, m->bytes - live, &deficit))
+					return cg_error_set(err, CG_EINPUT,
+							    "%s:%u: bytes freed on %s exceed 2^64 - 1 bytes",
+							    source_name(tl), m->line,
+							    cg_timeline_str(tl, dev->name));
+				live = 0;
+			} else {
+				live -= m->bytes;
+			}
+			if (count == 0)
+				count_deficit++;
+			else
+				count--;
+		}
+	}
+	if (deficit > dev->baseline_bytes) {
+		dev->baseline_bytes = deficit;
+		cg_diag_add(tl, CG_DIAG_WARNING, 0,
+			    "%s: frees outrun allocations by up to %" PRIu64 " B: memory allocated before the trace "
+			    "began, counted as live from the start (frees cannot be paired in this trace)",
+			    cg_timeline_str(tl, dev->name), deficit);
+	}
+	dev->preexisting_count = count_deficit > UINT32_MAX ? UINT32_MAX : (uint32_t)count_deficit;
+	return 0;
+}
+
+int cg_pairing_set_baseline(cg_timeline *tl, uint16_t device, uint64_t bytes, cg_error *err)
+{
+	cg_device *dev = &tl->devices[device];
+	uint64_t old = dev->baseline_bytes;
+	dev->baseline_bytes = bytes;
+	int rc = sum_live(tl, dev, err);
+	if (rc < 0) {
+		dev->baseline_bytes = old;
+		sum_live(tl, dev, NULL);
+	}
+	return rc;
 }
 
 int cg_pairing_run(cg_timeline *tl, cg_error *err)
@@ -284,6 +353,13 @@ int cg_pairing_run(cg_timeline *tl, cg_error *err)
 		while (end < tl->nmem && tl->mem[end].device == d)
 			end++;
 		dev->mem_count = (uint32_t)(end - i);
+		if (!tl->source.pairing_known) {
+			rc = unpaired_device(tl, dev, i, end, err);
+			if (rc == 0)
+				rc = sum_live(tl, dev, err);
+			i = end;
+			continue;
+		}
 		for (size_t k = i; k < end; k++) {
 			tl->mem[k].pair = CG_NONE;
 			if (tl->mem[k].action == CG_ALLOC)

@@ -1,5 +1,11 @@
 /* Memory pairing: orders each device's memory records by time and matches
- * every free with its allocation. Part of finalize. */
+ * every free with its allocation. Part of finalize.
+ *
+ * When the trace cannot pair frees (source.pairing_known is false: PyTorch
+ * profiler traces without addresses, the raw memory timeline), no free is
+ * matched: each removes its own bytes and keeps its own category, live bytes
+ * are the running sum, and a device's baseline is raised so that they never
+ * go below zero (a warning says so). */
 #ifndef CG_PAIRING_H
 #define CG_PAIRING_H
 
@@ -10,5 +16,8 @@
  * counted in tl->anomalies) and sorts device checkpoints likewise.
  * Returns CG_EINPUT when a device's live bytes would overflow 64 bits. */
 int cg_pairing_run(cg_timeline *tl, cg_error *err);
+
+/* See cg_timeline_set_baseline. */
+int cg_pairing_set_baseline(cg_timeline *tl, uint16_t device, uint64_t bytes, cg_error *err);
 
 #endif

@@ -359,6 +359,40 @@ void cg_reader_release(cg_reader *r, cg_block *b)
 	b->data = NULL;
 }
 
+int cg_reader_peek(cg_reader *r, size_t want, const char **data, size_t *len, cg_error *err)
+{
+	/* The peeked bytes wait in carry, where the first block and the first
+	 * raw read both start. */
+	CG_GROW(r->carry, r->carry_cap, want ? want : 1);
+	while (r->carry_len < want && !r->done) {
+		int64_t k = produce(r, r->carry + r->carry_len, want - r->carry_len, err);
+		if (k < 0)
+			return (int)k;
+		r->carry_len += (size_t)k;
+	}
+	*data = r->carry;
+	*len = r->carry_len < want ? r->carry_len : want;
+	return 0;
+}
+
+int64_t cg_reader_read(cg_reader *r, char *buf, size_t n, cg_error *err)
+{
+	if (r->carry_len) {
+		size_t k = r->carry_len < n ? r->carry_len : n;
+		memcpy(buf, r->carry, k);
+		memmove(r->carry, r->carry + k, r->carry_len - k);
+		r->carry_len -= k;
+		return (int64_t)k;
+	}
+	if (r->done || n == 0)
+		return 0;
+	/* produce() may return 0 bytes before the end (a gzip member boundary). */
+	int64_t k;
+	while ((k = produce(r, buf, n, err)) == 0 && !r->done)
+		;
+	return k;
+}
+
 const char *cg_reader_name(const cg_reader *r) { return r->name; }
 bool cg_reader_is_gzip(const cg_reader *r) { return r->gzip; }
 bool cg_reader_gzip_truncated(const cg_reader *r) { return r->gzip_truncated; }

@@ -1,6 +1,8 @@
 /* Reads a trace file (or standard input) as blocks of whole lines, plain or
  * gzip-compressed (decided by the first bytes, not the name), never holding
- * more of the file than one block.
+ * more of the file than one block. Formats that are not line-based read the
+ * same decompressed bytes with cg_reader_read() instead; cg_reader_peek()
+ * looks at the first bytes without consuming them, whichever API follows.
  *
  *     cg_reader *r;
  *     if (cg_reader_open(&r, "run.jsonl.gz", NULL, &err) < 0) ...;
@@ -53,6 +55,17 @@ void cg_reader_close(cg_reader *r);
 int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err);
 /* Gives a block's buffer back for reuse. */
 void cg_reader_release(cg_reader *r, cg_block *b);
+
+/* Makes the first decompressed bytes of the file visible without consuming
+ * them: *data points at up to want bytes (fewer only when the file is
+ * shorter), valid until the next call on r. Only before the first
+ * cg_reader_next() or cg_reader_read(). Returns 0 or a negative code. */
+int cg_reader_peek(cg_reader *r, size_t want, const char **data, size_t *len, cg_error *err);
+
+/* Raw decompressed bytes: copies up to n into buf and returns how many, 0
+ * at the end of the file, or a negative code. Do not mix with
+ * cg_reader_next() on the same reader. */
+int64_t cg_reader_read(cg_reader *r, char *buf, size_t n, cg_error *err);
 
 const char *cg_reader_name(const cg_reader *r); /* the path, or "<stdin>" */
 bool cg_reader_is_gzip(const cg_reader *r);

@@ -65,6 +65,8 @@ static void apply_ends(cg_timeline *tl, const uint32_t *span_of, uint32_t nstrin
 		if (!cg_add_u64(sp->start_ns, e->duration_ns, &sp->end_ns))
 			sp->end_ns = UINT64_MAX;
 		sp->flags |= CG_SPAN_ENDED;
+		if (sp->end_ns > tl->last_t_ns)
+			tl->last_t_ns = sp->end_ns;
 	}
 	cg_free(tl->span_ends);
 	tl->span_ends = NULL;

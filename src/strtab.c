@@ -64,9 +64,8 @@ uint64_t cg_hash_bytes(const void *data, size_t n)
 		memcpy(tail, p, n);
 		a = read64(tail);
 	}
-	/* h carries k0: xoring k0 in again would leave a multiplier of just n
-	 * for keys under 8 bytes, and low bits that depend on the first bytes
-	 * only (span ids "s1...", "s2..." then collide in long probe runs). */
+	/* h, not h ^ k0: that would leave short keys multiplied by their length
+	 * alone, and their low bits (the slot) depending on their first bytes only. */
 	return mix(a ^ k1, b ^ h);
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "checked.h"
 #include "pairing.h"
 #include "spantree.h"
 #include "xalloc.h"
@@ -23,7 +24,7 @@ static const char *const anomaly_descriptions[CG_ANOM_COUNT] = {
 	"records naming a span that never started",
 	"span ids started more than once (the first is kept)",
 	"span ends without a matching start",
-	"spans that never ended (they end where they start)",
+	"spans still open when the trace ends (they run to its end)",
 	"span parent chains that loop (the loop is cut)",
 };
 
@@ -81,6 +82,7 @@ void cg_timeline_free(cg_timeline *tl)
 	cg_free(tl->source.display_name);
 	cg_free(tl->source.format);
 	cg_free(tl->source.truncation_note);
+	cg_free(tl->source.time_origin);
 	for (size_t i = 0; i < tl->source.ndiags; i++)
 		cg_free(tl->source.diags[i].msg);
 	cg_free(tl->source.diags);
@@ -267,6 +269,7 @@ int cg_timeline_add_span_end(cg_timeline *tl, cg_str id, uint64_t duration_ns, u
 
 int cg_timeline_add_op(cg_timeline *tl, const cg_op *op, const cg_str *inputs, size_t ninputs)
 {
+	uint64_t end;
 	if (ninputs > CG_NONE - 1 - tl->nop_inputs)
 		return CG_ELIMIT;
 	cg_op o = *op;
@@ -278,6 +281,8 @@ int cg_timeline_add_op(cg_timeline *tl, const cg_op *op, const cg_str *inputs, s
 		memcpy(tl->op_inputs + tl->nop_inputs, inputs, ninputs * sizeof *inputs);
 	tl->nop_inputs += ninputs;
 	see_time(tl, o.t_ns);
+	if (cg_add_u64(o.t_ns, o.duration_ns, &end))
+		see_time(tl, end);
 	return 0;
 }
 
@@ -348,13 +353,17 @@ int cg_timeline_finalize(cg_timeline *tl, cg_error *err)
 	return 0;
 }
 
-uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i)
+int cg_timeline_set_baseline(cg_timeline *tl, uint16_t device, uint64_t bytes, cg_error *err)
 {
-	const cg_mem *m = &tl->mem[i];
-	if (m->action == CG_FREE)
-		return m->bytes;
-	if (!(m->flags & CG_MEM_REPLACES))
-		return 0;
+	if (device >= tl->ndevices)
+		return cg_error_set(err, CG_EINPUT, "no device %u", device);
+	return cg_pairing_set_baseline(tl, device, bytes, err);
+}
+
+uint32_t cg_timeline_replaced(const cg_timeline *tl, uint32_t i)
+{
+	if (tl->mem[i].action != CG_ALLOC || !(tl->mem[i].flags & CG_MEM_REPLACES))
+		return CG_NONE;
 	size_t lo = 0, hi = tl->nreplacements;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -364,8 +373,17 @@ uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i)
 			hi = mid;
 	}
 	if (lo < tl->nreplacements && tl->replacements[lo].alloc == i)
-		return tl->mem[tl->replacements[lo].replaced].bytes;
-	return 0;
+		return tl->replacements[lo].replaced;
+	return CG_NONE;
+}
+
+uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i)
+{
+	const cg_mem *m = &tl->mem[i];
+	if (m->action == CG_FREE)
+		return m->bytes;
+	uint32_t r = cg_timeline_replaced(tl, i);
+	return r == CG_NONE ? 0 : tl->mem[r].bytes;
 }
 
 char *cg_timeline_span_path(const cg_timeline *tl, uint32_t span, char *buf, size_t size)

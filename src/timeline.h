@@ -43,7 +43,10 @@ enum {
  * A free's bytes are the bytes it released: its allocation's bytes, its own
  * for a tensor allocated before the trace began, 0 for a double free; a
  * paired free takes its allocation's category, so running sums of
- * (added - removed) per category give live bytes per category. */
+ * (added - removed) per category give live bytes per category.
+ * line (here and in every record) is where the record is in the file: its
+ * line, or its 1-based event number for formats that are one JSON
+ * document (cg_source.lines_are_events). */
 typedef struct cg_mem {
 	uint64_t t_ns;
 	uint64_t bytes;
@@ -167,8 +170,14 @@ typedef struct cg_device {
 	uint32_t mem_count;
 	uint32_t devmem_count;
 	uint64_t preexisting_bytes; /* freed in the trace, allocated before it began */
+	/* Those frees; when frees cannot be paired (source.pairing_known
+	 * false), the most frees ever outnumbering allocations instead. */
 	uint32_t preexisting_count;
-	uint64_t baseline_bytes;    /* allocated before profiling, known only from allocator totals */
+	/* Allocated before profiling and live from the start (category
+	 * CG_CAT_BASELINE): known from allocator totals (PyTorch's "Total
+	 * Allocated"), or, when frees cannot be paired, the deepest point the
+	 * running sum of bytes would otherwise go below zero. */
+	uint64_t baseline_bytes;
 	uint64_t live_at_end;
 	uint32_t live_count_at_end;
 } cg_device;
@@ -224,7 +233,11 @@ typedef struct cg_source {
 	bool gzip;
 	uint64_t file_bytes;  /* bytes read from the file */
 	uint64_t data_bytes;  /* bytes after decompression */
-	uint64_t lines;	      /* lines read, blank and bad ones included */
+	uint64_t lines;	      /* lines read, blank and bad ones included; events for JSON documents */
+	/* Chrome traces and the raw memory timeline number events, not lines:
+	 * every `line` field (records, diagnostics, truncated_line) is then
+	 * the event's 1-based position in the file. */
+	bool lines_are_events;
 	uint64_t records[CG_KIND_COUNT];
 	uint64_t blank_lines;
 	uint64_t bad_lines;
@@ -239,6 +252,12 @@ typedef struct cg_source {
 	uint64_t meta_count;
 	uint64_t meta_line;
 	cg_str schema;
+	/* Where t_ns = 0 is, for formats with absolute timestamps: nanoseconds
+	 * since the Unix epoch, and the trace's own timestamp there as written
+	 * ("1419247332500.684 us"); NULL when the trace does not say. */
+	bool time_origin_known;
+	int64_t time_origin_unix_ns;
+	char *time_origin;
 	bool categories_known;	/* false for formats that do not record categories */
 	bool pairing_known;	/* false when frees could not be matched to allocations */
 	cg_diag *diags;		/* the first CG_MAX_DIAGS, in the order found */
@@ -292,7 +311,9 @@ typedef struct cg_timeline {
 	} *replacements;
 	size_t nreplacements, replacements_cap;
 
-	uint64_t first_t_ns, last_t_ns; /* over all timed records */
+	/* The span of time the trace covers: earliest timestamp, and the latest
+	 * moment anything covers (record times, span and op ends). */
+	uint64_t first_t_ns, last_t_ns;
 	bool finalized;
 
 	/* ingest-time state */
@@ -350,6 +371,18 @@ void cg_timeline_anomaly(cg_timeline *tl, cg_anomaly a, const char *fmt, ...)
  * device would exceed 2^64 - 1. */
 int cg_timeline_finalize(cg_timeline *tl, cg_error *err);
 
+/* After finalize, by ingest only: sets a device's baseline_bytes (memory
+ * allocated before profiling, which only the allocator's totals reveal,
+ * once pairing has counted the frees of blocks from before the trace) and
+ * updates its live bytes at the end. CG_EINPUT when they would overflow. */
+int cg_timeline_set_baseline(cg_timeline *tl, uint16_t device, uint64_t bytes, cg_error *err);
+
+/* "line", or "event" for formats that number events (source.lines_are_events). */
+static inline const char *cg_timeline_position_word(const cg_timeline *tl)
+{
+	return tl->source.lines_are_events ? "event" : "line";
+}
+
 /* Bytes that memory record i adds to and removes from its device's live
  * bytes (after finalize). An alloc that replaces a live id also removes the
  * replaced allocation's bytes. */
@@ -358,6 +391,9 @@ static inline uint64_t cg_mem_added(const cg_mem *m)
 	return m->action == CG_ALLOC ? m->bytes : 0;
 }
 uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i);
+/* For an alloc flagged CG_MEM_REPLACES, the index of the allocation it
+ * ended (whose bytes and category it removes); CG_NONE otherwise. */
+uint32_t cg_timeline_replaced(const cg_timeline *tl, uint32_t i);
 
 /* The span path of span index s, names joined by '/': "run/train_step#0/forward".
  * Writes into buf (truncated to size) and returns buf. */

@@ -262,6 +262,70 @@ static void live_bytes_beyond_64_bits_are_an_error(void **state)
 	assert_non_null(strstr(err.msg, ":4: live bytes on cpu exceed 2^64 - 1 bytes"));
 }
 
+static cg_timeline *unpaired(void)
+{
+	/* Records without ids, as the raw memory timeline has them. */
+	cg_timeline *tl = cg_timeline_new(NULL);
+	tl->source.pairing_known = false;
+	uint16_t d;
+	assert_int_equal(cg_timeline_device(tl, "cuda:0", 6, &d), 0);
+	struct { uint64_t t, bytes; cg_action a; cg_category c; } recs[] = {
+		{3, 30, CG_FREE, CG_CAT_GRADIENT},	 /* running sum -30 */
+		{1, 100, CG_ALLOC, CG_CAT_ACTIVATION},	 /* ... but first in time: 100 */
+		{2, 40, CG_FREE, CG_CAT_TEMPORARY},	 /* 60 */
+		{4, 200, CG_FREE, CG_CAT_PARAMETER},	 /* -170 */
+		{5, 20, CG_ALLOC, CG_CAT_ACTIVATION},	 /* -150 */
+	};
+	for (uint32_t i = 0; i < 5; i++) {
+		cg_mem m = {0};
+		m.t_ns = recs[i].t;
+		m.bytes = recs[i].bytes;
+		m.action = (uint8_t)recs[i].a;
+		m.category = (uint8_t)recs[i].c;
+		m.line = i + 1;
+		m.device = d;
+		m.span = CG_STR_EMPTY;
+		assert_int_equal(cg_timeline_add_mem(tl, &m), 0);
+	}
+	cg_error err;
+	assert_int_equal(cg_timeline_finalize(tl, &err), 0);
+	return tl;
+}
+
+static void unpaired_frees_remove_their_own_bytes_from_a_running_sum(void **state)
+{
+	cg_timeline *tl = unpaired();
+	const cg_device *d = &tl->devices[0];
+	/* In time order: +100, -40, -30, -200, +20: the sum's low point is -170. */
+	assert_int_equal(d->baseline_bytes, 170);
+	assert_int_equal(peak_of(tl, 0, NULL), 270);
+	assert_int_equal(d->live_at_end, 20);
+	/* Two frees more than allocations at the low point (3 frees after 1 alloc). */
+	assert_int_equal(d->preexisting_count, 2);
+	assert_int_equal(d->live_count_at_end, 1);
+	for (uint32_t i = 0; i < 5; i++) {
+		const cg_mem *m = &tl->mem[i];
+		assert_int_equal(m->pair, CG_NONE);
+		assert_int_equal(cg_timeline_mem_removed(tl, i), m->action == CG_FREE ? m->bytes : 0);
+	}
+	/* Each free keeps its own category. */
+	assert_int_equal(tl->mem[3].category, CG_CAT_PARAMETER);
+	assert_int_equal(tl->source.warnings, 1);
+	assert_non_null(strstr(tl->source.diags[0].msg, "frees outrun allocations by up to 170 B"));
+	cg_timeline_free(tl);
+}
+
+static void a_baseline_set_after_finalize_moves_live_bytes_at_the_end(void **state)
+{
+	cg_timeline *tl = unpaired();
+	cg_error err;
+	assert_int_equal(cg_timeline_set_baseline(tl, 0, 1000, &err), 0);
+	assert_int_equal(tl->devices[0].live_at_end, 850);
+	assert_int_equal(peak_of(tl, 0, NULL), 1100);
+	assert_int_equal(cg_timeline_set_baseline(tl, 0, UINT64_MAX, &err), CG_EINPUT);
+	cg_timeline_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +341,8 @@ int main(void)
 		cmocka_unit_test(a_loop_of_parents_is_cut_not_followed),
 		cmocka_unit_test(span_problems_are_anomalies),
 		cmocka_unit_test(live_bytes_beyond_64_bits_are_an_error),
+		cmocka_unit_test(unpaired_frees_remove_their_own_bytes_from_a_running_sum),
+		cmocka_unit_test(a_baseline_set_after_finalize_moves_live_bytes_at_the_end),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

@@ -1,0 +1,620 @@
+#include "chrome_trace.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "units.h"
+#include "xalloc.h"
+
+/* Process ids: the host (spans, ops) and one per device (its memory). */
+#define HOST_PID 1
+#define DEVICE_PID(d) (2 + (d))
+
+size_t cg_chrome_ts(char *buf, size_t size, uint64_t ns)
+{
+	int n = snprintf(buf, size, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+	return n < 0 ? 0 : (size_t)n;
+}
+
+/* --- small writers ---------------------------------------------------------- */
+
+typedef struct writer {
+	cg_sink *out;
+	const cg_timeline *tl;
+	bool first;
+} writer;
+
+static void put_u64(cg_sink *s, uint64_t v)
+{
+	char buf[24];
+	int i = sizeof buf;
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	cg_sink_write(s, buf + i, sizeof buf - (size_t)i);
+}
+
+static void put_ts(cg_sink *s, uint64_t ns)
+{
+	put_u64(s, ns / 1000);
+	char frac[4] = {'.', (char)('0' + ns % 1000 / 100), (char)('0' + ns % 100 / 10), (char)('0' + ns % 10)};
+	cg_sink_write(s, frac, 4);
+}
+
+static void put_str(cg_sink *s, const char *str)
+{
+	cg_escape_json(s, str, strlen(str));
+}
+
+/* Starts an event: the separator and the opening brace. */
+static void begin(writer *w)
+{
+	cg_sink_puts(w->out, w->first ? "\n{" : ",\n{");
+	w->first = false;
+}
+
+static void metadata(writer *w, const char *what, int pid, unsigned tid, const char *key, const char *value,
+		     int64_t number)
+{
+	begin(w);
+	cg_sink_puts(w->out, "\"ph\":\"M\",\"name\":");
+	put_str(w->out, what);
+	cg_sink_printf(w->out, ",\"pid\":%d,\"tid\":%u,\"args\":{\"%s\":", pid, tid, key);
+	if (value)
+		put_str(w->out, value);
+	else
+		cg_sink_printf(w->out, "%" PRId64, number);
+	cg_sink_puts(w->out, "}}");
+}
+
+/* --- slices: spans and ops on thread lanes ----------------------------------- */
+
+/* Slice i is span i when i < nspans, else op i - nspans. */
+typedef struct slices {
+	size_t n, nspans;
+	uint64_t *start, *end; /* clipped into the parent's interval */
+	uint32_t *parent;
+	uint32_t *lane;
+	uint32_t *order; /* by start, longer first, parents first */
+	uint32_t nlanes;
+	uint64_t clipped;
+} slices;
+
+static uint32_t depth_of(const cg_timeline *tl, size_t nspans, size_t i)
+{
+	if (i < nspans)
+		return tl->spans[i].depth;
+	const cg_op *op = &tl->ops[i - nspans];
+	return op->span == CG_NONE ? 0 : tl->spans[op->span].depth + 1;
+}
+
+static const slices *sort_ctx;
+static const cg_timeline *sort_tl;
+
+static int cmp_slice(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const slices *s = sort_ctx;
+	if (s->start[x] != s->start[y])
+		return s->start[x] < s->start[y] ? -1 : 1;
+	if (s->end[x] != s->end[y])
+		return s->end[x] > s->end[y] ? -1 : 1;
+	uint32_t dx = depth_of(sort_tl, s->nspans, x), dy = depth_of(sort_tl, s->nspans, y);
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static bool ordered(const slices *s, uint32_t x, uint32_t y, const cg_timeline *tl)
+{
+	sort_ctx = s;
+	sort_tl = tl;
+	uint32_t pair[2] = {x, y};
+	return cmp_slice(&pair[0], &pair[1]) <= 0;
+}
+
+/* Clips children into their parents, parents first (by depth). */
+static void clip(slices *s, const cg_timeline *tl)
+{
+	uint32_t maxd = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		uint32_t d = depth_of(tl, s->nspans, i);
+		if (d > maxd)
+			maxd = d;
+	}
+	size_t *count = cg_calloc((size_t)maxd + 2, sizeof *count);
+	for (size_t i = 0; i < s->n; i++)
+		count[depth_of(tl, s->nspans, i) + 1]++;
+	for (uint32_t d = 0; d <= maxd; d++)
+		count[d + 1] += count[d];
+	uint32_t *by_depth = cg_malloc((s->n ? s->n : 1) * sizeof *by_depth);
+	for (size_t i = 0; i < s->n; i++)
+		by_depth[count[depth_of(tl, s->nspans, i)]++] = (uint32_t)i;
+	for (size_t k = 0; k < s->n; k++) {
+		uint32_t i = by_depth[k], p = s->parent[i];
+		if (p == CG_NONE)
+			continue;
+		uint64_t st = s->start[i], en = s->end[i];
+		if (st < s->start[p])
+			st = s->start[p];
+		if (en > s->end[p])
+			en = s->end[p];
+		if (st > s->end[p])
+			st = s->end[p];
+		if (en < st)
+			en = st;
+		if (st != s->start[i] || en != s->end[i])
+			s->clipped++;
+		s->start[i] = st;
+		s->end[i] = en;
+	}
+	cg_free(by_depth);
+	cg_free(count);
+}
+
+typedef struct lane {
+	uint32_t *stack;
+	size_t n, cap;
+} lane;
+
+/* Can x go on lane l? Drops slices that ended before x starts. */
+static bool fits(const slices *s, lane *l, uint32_t x)
+{
+	while (l->n && s->end[l->stack[l->n - 1]] <= s->start[x] && s->end[l->stack[l->n - 1]] < s->end[x])
+		l->n--;
+	if (!l->n)
+		return true;
+	uint32_t top = l->stack[l->n - 1];
+	return s->start[top] <= s->start[x] && s->end[top] >= s->end[x];
+}
+
+/* Each slice goes on its parent's lane when it nests there, else on the
+ * first lane where it nests (concurrent siblings get lanes of their own),
+ * so that every lane holds properly nested slices only. */
+static void assign_lanes(slices *s)
+{
+	lane *lanes = NULL;
+	size_t nlanes = 0, cap = 0;
+	for (size_t k = 0; k < s->n; k++) {
+		uint32_t x = s->order[k], p = s->parent[x];
+		uint32_t want = p == CG_NONE ? 0 : s->lane[p];
+		uint32_t chosen = CG_NONE;
+		if (want < nlanes && fits(s, &lanes[want], x))
+			chosen = want;
+		for (uint32_t l = 0; chosen == CG_NONE && l < nlanes && l < 64; l++)
+			if (l != want && fits(s, &lanes[l], x))
+				chosen = l;
+		if (chosen == CG_NONE) {
+			CG_GROW(lanes, cap, nlanes + 1);
+			memset(&lanes[nlanes], 0, sizeof *lanes);
+			chosen = (uint32_t)nlanes++;
+		}
+		lane *l = &lanes[chosen];
+		CG_GROW(l->stack, l->cap, l->n + 1);
+		l->stack[l->n++] = x;
+		s->lane[x] = chosen;
+	}
+	for (size_t l = 0; l < nlanes; l++)
+		cg_free(lanes[l].stack);
+	cg_free(lanes);
+	s->nlanes = (uint32_t)nlanes;
+}
+
+static void build_slices(slices *s, const cg_timeline *tl)
+{
+	memset(s, 0, sizeof *s);
+	s->nspans = tl->nspans;
+	s->n = tl->nspans + tl->nops;
+	size_t n = s->n ? s->n : 1;
+	s->start = cg_malloc(n * sizeof *s->start);
+	s->end = cg_malloc(n * sizeof *s->end);
+	s->parent = cg_malloc(n * sizeof *s->parent);
+	s->lane = cg_malloc(n * sizeof *s->lane);
+	s->order = cg_malloc(n * sizeof *s->order);
+	for (size_t i = 0; i < tl->nspans; i++) {
+		s->start[i] = tl->spans[i].start_ns;
+		s->end[i] = tl->spans[i].end_ns;
+		s->parent[i] = tl->spans[i].parent;
+	}
+	for (size_t o = 0; o < tl->nops; o++) {
+		const cg_op *op = &tl->ops[o];
+		size_t i = tl->nspans + o;
+		s->start[i] = op->t_ns;
+		s->end[i] = op->t_ns + op->duration_ns < op->t_ns ? UINT64_MAX : op->t_ns + op->duration_ns;
+		s->parent[i] = op->span;
+	}
+	clip(s, tl);
+	/* Spans and ops come mostly in start order already: merge the two
+	 * runs, and sort for real only when that is not enough. */
+	size_t a = 0, b = tl->nspans, k = 0;
+	while (a < tl->nspans || b < s->n) {
+		if (b >= s->n || (a < tl->nspans && ordered(s, (uint32_t)a, (uint32_t)b, tl)))
+			s->order[k++] = (uint32_t)a++;
+		else
+			s->order[k++] = (uint32_t)b++;
+	}
+	bool sorted = true;
+	for (size_t i = 1; i < s->n && sorted; i++)
+		sorted = ordered(s, s->order[i - 1], s->order[i], tl);
+	if (!sorted) {
+		sort_ctx = s;
+		sort_tl = tl;
+		qsort(s->order, s->n, sizeof *s->order, cmp_slice);
+	}
+	assign_lanes(s);
+}
+
+static void free_slices(slices *s)
+{
+	cg_free(s->start);
+	cg_free(s->end);
+	cg_free(s->parent);
+	cg_free(s->lane);
+	cg_free(s->order);
+}
+
+static void write_span(writer *w, const slices *s, uint32_t i)
+{
+	const cg_timeline *tl = w->tl;
+	const cg_span *sp = &tl->spans[i];
+	begin(w);
+	cg_sink_puts(w->out, "\"ph\":\"X\",\"cat\":");
+	put_str(w->out, cg_span_kind_name((cg_span_kind)sp->kind));
+	cg_sink_puts(w->out, ",\"name\":");
+	cg_escape_json(w->out, cg_timeline_str(tl, sp->name), cg_strtab_len(tl->strings, sp->name));
+	cg_sink_printf(w->out, ",\"pid\":%d,\"tid\":%u,\"ts\":", HOST_PID, s->lane[i] + 1);
+	put_ts(w->out, s->start[i]);
+	cg_sink_puts(w->out, ",\"dur\":");
+	put_ts(w->out, s->end[i] - s->start[i]);
+	cg_sink_puts(w->out, ",\"args\":{\"span_id\":");
+	cg_escape_json(w->out, cg_timeline_str(tl, sp->id), cg_strtab_len(tl->strings, sp->id));
+	if (sp->parent != CG_NONE) {
+		cg_sink_puts(w->out, ",\"parent_id\":");
+		put_str(w->out, cg_timeline_str(tl, tl->spans[sp->parent].id));
+	}
+	if (sp->phase != CG_PHASE_NONE) {
+		cg_sink_puts(w->out, ",\"phase\":");
+		put_str(w->out, cg_phase_name((cg_phase)sp->phase));
+	}
+	if (!(sp->flags & CG_SPAN_ENDED))
+		cg_sink_puts(w->out, ",\"ended\":false");
+	cg_sink_puts(w->out, "}}");
+}
+
+static void write_op(writer *w, const slices *s, uint32_t i)
+{
+	const cg_timeline *tl = w->tl;
+	const cg_op *op = &tl->ops[i - s->nspans];
+	char shape[256];
+	begin(w);
+	cg_sink_puts(w->out, "\"ph\":\"X\",\"cat\":\"op\",\"name\":");
+	cg_escape_json(w->out, cg_timeline_str(tl, op->name), cg_strtab_len(tl->strings, op->name));
+	cg_sink_printf(w->out, ",\"pid\":%d,\"tid\":%u,\"ts\":", HOST_PID, s->lane[i] + 1);
+	put_ts(w->out, s->start[i]);
+	cg_sink_puts(w->out, ",\"dur\":");
+	put_ts(w->out, s->end[i] - s->start[i]);
+	cg_sink_puts(w->out, ",\"args\":{\"shape\":");
+	put_str(w->out, cg_timeline_shape_format(tl, op->shape, shape, sizeof shape));
+	cg_sink_puts(w->out, ",\"dtype\":");
+	put_str(w->out, cg_timeline_str(tl, tl->dtypes[op->dtype].name));
+	cg_sink_puts(w->out, ",\"device\":");
+	put_str(w->out, cg_timeline_str(tl, tl->devices[op->device].name));
+	if (!(op->flags & CG_OP_STORAGE_UNKNOWN)) {
+		cg_sink_puts(w->out, ",\"storage_bytes\":");
+		put_u64(w->out, op->storage_bytes);
+	}
+	cg_sink_puts(w->out, ",\"input_storage_bytes\":");
+	put_u64(w->out, op->input_storage_bytes);
+	cg_sink_puts(w->out, "}}");
+}
+
+static void write_flows(writer *w, const slices *s)
+{
+	const cg_timeline *tl = w->tl;
+	for (size_t e = 0; e < tl->nedges; e++) {
+		const cg_edge *ed = &tl->edges[e];
+		if (ed->from_span == CG_NONE || ed->to_span == CG_NONE)
+			continue;
+		for (int end = 0; end < 2; end++) {
+			uint32_t sp = end ? ed->to_span : ed->from_span;
+			begin(w);
+			cg_sink_printf(w->out, "\"ph\":\"%s\",\"cat\":\"edge\",\"name\":\"edge\",\"id\":%zu,"
+					       "\"pid\":%d,\"tid\":%u,\"ts\":",
+				       end ? "f" : "s", e + 1, HOST_PID, s->lane[sp] + 1);
+			put_ts(w->out, s->start[sp]);
+			if (end)
+				cg_sink_puts(w->out, ",\"bp\":\"e\"");
+			cg_sink_puts(w->out, ",\"args\":{\"duration_ns\":");
+			put_u64(w->out, ed->duration_ns);
+			cg_sink_puts(w->out, "}}");
+		}
+	}
+}
+
+/* --- memory counters ----------------------------------------------------------- */
+
+typedef struct live_state {
+	uint64_t total;
+	uint64_t by_cat[CG_CAT_COUNT];
+} live_state;
+
+static void write_counter(writer *w, int pid, uint64_t t, const live_state *st, bool by_category)
+{
+	begin(w);
+	cg_sink_printf(w->out, "\"ph\":\"C\",\"name\":\"%s\",\"pid\":%d,\"ts\":",
+		       by_category ? "live memory by category" : "live memory", pid);
+	put_ts(w->out, t);
+	cg_sink_puts(w->out, ",\"args\":{");
+	if (!by_category) {
+		cg_sink_puts(w->out, "\"bytes\":");
+		put_u64(w->out, st->total);
+	} else {
+		bool first = true;
+		for (int c = 0; c < CG_CAT_COUNT; c++) {
+			if (!st->by_cat[c] && c != CG_CAT_UNKNOWN)
+				continue;
+			cg_sink_printf(w->out, "%s\"%s\":", first ? "" : ",", cg_category_name((cg_category)c));
+			put_u64(w->out, st->by_cat[c]);
+			first = false;
+		}
+	}
+	cg_sink_puts(w->out, "}}");
+}
+
+static void emit(writer *w, int pid, uint64_t t, const live_state *st, bool categories)
+{
+	write_counter(w, pid, t, st, false);
+	if (categories)
+		write_counter(w, pid, t, st, true);
+}
+
+static void apply(const cg_timeline *tl, uint32_t i, live_state *st)
+{
+	const cg_mem *m = &tl->mem[i];
+	uint64_t add = cg_mem_added(m), rem = cg_timeline_mem_removed(tl, i);
+	st->total += add;
+	st->total -= rem;
+	st->by_cat[m->category] += add;
+	if (rem) {
+		uint32_t r = m->action == CG_ALLOC ? cg_timeline_replaced(tl, i) : CG_NONE;
+		st->by_cat[r == CG_NONE ? m->category : tl->mem[r].category] -= rem;
+	}
+}
+
+/* Initial bytes: allocated before the trace (frees without allocation, in
+ * their own category) and before profiling (the baseline). */
+static void initial_state(const cg_timeline *tl, const cg_device *dev, live_state *st)
+{
+	memset(st, 0, sizeof *st);
+	st->total = dev->preexisting_bytes + dev->baseline_bytes;
+	st->by_cat[CG_CAT_BASELINE] = dev->baseline_bytes;
+	for (uint32_t k = 0; k < dev->mem_count; k++) {
+		const cg_mem *m = &tl->mem[dev->mem_first + k];
+		if (m->flags & CG_MEM_PREEXISTING)
+			st->by_cat[m->category] += m->bytes;
+	}
+}
+
+/* One bucket of the envelope: its lowest, highest and last states. */
+typedef struct bucket {
+	uint32_t lo_i, hi_i, last_i;
+	live_state lo, hi, last;
+	bool used;
+} bucket;
+
+static void flush_bucket(writer *w, int pid, const bucket *b, bool categories)
+{
+	if (!b->used)
+		return;
+	const cg_timeline *tl = w->tl;
+	/* In time order, each record once. */
+	uint32_t idx[3] = {b->lo_i, b->hi_i, b->last_i};
+	const live_state *st[3] = {&b->lo, &b->hi, &b->last};
+	for (int a = 0; a < 3; a++)
+		for (int c = a + 1; c < 3; c++)
+			if (idx[c] < idx[a]) {
+				uint32_t ti = idx[a];
+				idx[a] = idx[c];
+				idx[c] = ti;
+				const live_state *ts = st[a];
+				st[a] = st[c];
+				st[c] = ts;
+			}
+	for (int a = 0; a < 3; a++)
+		if (a == 0 || idx[a] != idx[a - 1])
+			emit(w, pid, tl->mem[idx[a]].t_ns, st[a], categories);
+}
+
+static void write_device_memory(writer *w, const cg_analysis *a, uint32_t d, size_t budget)
+{
+	const cg_timeline *tl = w->tl;
+	const cg_device *dev = &tl->devices[d];
+	int pid = DEVICE_PID(d);
+	bool categories = tl->source.categories_known;
+	live_state st;
+	initial_state(tl, dev, &st);
+	if (!dev->mem_count)
+		return;
+	if (st.total)
+		emit(w, pid, tl->first_t_ns, &st, categories);
+
+	uint64_t t0 = tl->mem[dev->mem_first].t_ns;
+	uint64_t t1 = tl->mem[dev->mem_first + dev->mem_count - 1].t_ns;
+	uint64_t nbuckets = budget / 3 ? budget / 3 : 1;
+	uint64_t width = (t1 - t0) / nbuckets + 1;
+	bool every = dev->mem_count <= budget;
+	bucket b = {0};
+	uint64_t current = 0;
+	for (uint32_t k = 0; k < dev->mem_count; k++) {
+		uint32_t i = dev->mem_first + k;
+		apply(tl, i, &st);
+		if (every) {
+			emit(w, pid, tl->mem[i].t_ns, &st, categories);
+			continue;
+		}
+		uint64_t which = (tl->mem[i].t_ns - t0) / width;
+		if (b.used && which != current) {
+			flush_bucket(w, pid, &b, categories);
+			b.used = false;
+		}
+		current = which;
+		if (!b.used || st.total < b.lo.total) {
+			b.lo = st;
+			b.lo_i = i;
+		}
+		/* Strictly greater: the first record to reach the maximum is kept,
+		 * so the exact peak sample is always written. */
+		if (!b.used || st.total > b.hi.total) {
+			b.hi = st;
+			b.hi_i = i;
+		}
+		b.last = st;
+		b.last_i = i;
+		b.used = true;
+	}
+	flush_bucket(w, pid, &b, categories);
+
+	const cg_peak_device *p = &a->peak->devices[d];
+	char bytes[32];
+	begin(w);
+	cg_sink_printf(w->out, "\"ph\":\"i\",\"s\":\"p\",\"name\":\"peak %s\",\"pid\":%d,\"tid\":0,\"ts\":",
+		       cg_fmt_bytes(bytes, sizeof bytes, p->peak_bytes), pid);
+	put_ts(w->out, p->peak_t_ns);
+	cg_sink_puts(w->out, ",\"args\":{\"bytes\":");
+	put_u64(w->out, p->peak_bytes);
+	cg_sink_puts(w->out, "}}");
+}
+
+static void write_checkpoints(writer *w)
+{
+	const cg_timeline *tl = w->tl;
+	for (size_t i = 0; i < tl->ndevmem; i++) {
+		const cg_devmem *c = &tl->devmem[i];
+		begin(w);
+		cg_sink_printf(w->out, "\"ph\":\"C\",\"name\":\"device memory\",\"pid\":%d,\"ts\":",
+			       DEVICE_PID(c->device));
+		put_ts(w->out, c->t_ns);
+		cg_sink_puts(w->out, ",\"args\":{");
+		const char *sep = "";
+		if (c->has_used) {
+			cg_sink_puts(w->out, "\"used\":");
+			put_u64(w->out, c->used_bytes);
+			cg_sink_puts(w->out, ",\"free\":");
+			put_u64(w->out, c->free_bytes);
+			sep = ",";
+		}
+		if (c->has_reserved) {
+			cg_sink_printf(w->out, "%s\"reserved\":", sep);
+			put_u64(w->out, c->reserved_bytes);
+		}
+		cg_sink_puts(w->out, "}}");
+	}
+	for (size_t i = 0; i < tl->nooms; i++) {
+		const cg_oom *o = &tl->ooms[i];
+		begin(w);
+		cg_sink_printf(w->out, "\"ph\":\"i\",\"s\":\"p\",\"name\":\"out of memory\",\"pid\":%d,\"tid\":0,\"ts\":",
+			       DEVICE_PID(o->device));
+		put_ts(w->out, o->t_ns);
+		cg_sink_puts(w->out, ",\"args\":{\"requested_bytes\":");
+		put_u64(w->out, o->bytes);
+		cg_sink_puts(w->out, "}}");
+	}
+}
+
+static void write_names(writer *w, const slices *s)
+{
+	const cg_timeline *tl = w->tl;
+	metadata(w, "process_name", HOST_PID, 0, "name", "host: spans and ops", 0);
+	metadata(w, "process_sort_index", HOST_PID, 0, "sort_index", NULL, 0);
+	for (uint32_t l = 0; l < s->nlanes; l++) {
+		char name[48];
+		snprintf(name, sizeof name, l ? "spans (concurrent %u)" : "spans", l);
+		metadata(w, "thread_name", HOST_PID, l + 1, "name", name, 0);
+		metadata(w, "thread_sort_index", HOST_PID, l + 1, "sort_index", NULL, l);
+	}
+	for (uint32_t d = 0; d < tl->ndevices; d++) {
+		char name[300];
+		snprintf(name, sizeof name, "memory: %s", cg_timeline_str(tl, tl->devices[d].name));
+		metadata(w, "process_name", DEVICE_PID(d), 0, "name", name, 0);
+		metadata(w, "process_sort_index", DEVICE_PID(d), 0, "sort_index", NULL, 1 + d);
+	}
+}
+
+static void write_other_data(cg_sink *out, const cg_timeline *tl)
+{
+	cg_sink_puts(out, "\"otherData\":{\"generator\":\"cgmem " CGMEM_VERSION "\",\"source\":");
+	put_str(out, tl->source.path ? tl->source.path : "");
+	for (size_t i = 0; i < tl->nmeta; i++) {
+		const cg_meta_entry *m = &tl->meta[i];
+		cg_sink_putc(out, ',');
+		put_str(out, cg_timeline_str(tl, m->key));
+		cg_sink_putc(out, ':');
+		const char *v = cg_timeline_str(tl, m->value);
+		if (m->is_string)
+			cg_escape_json(out, v, cg_strtab_len(tl->strings, m->value));
+		else
+			cg_sink_write(out, v, cg_strtab_len(tl->strings, m->value));
+	}
+	cg_sink_puts(out, "}");
+}
+
+void cg_chrome_trace_write(cg_sink *out, const cg_analysis *a, const cg_chrome_options *o)
+{
+	cg_chrome_options defaults = CG_CHROME_OPTIONS_INIT;
+	if (!o)
+		o = &defaults;
+	const cg_timeline *tl = a->tl;
+	writer w = {out, tl, true};
+	slices s;
+	build_slices(&s, tl);
+
+	cg_sink_puts(out, "{\"displayTimeUnit\":\"ms\",");
+	write_other_data(out, tl);
+	cg_sink_puts(out, ",\"traceEvents\":[");
+	write_names(&w, &s);
+	for (size_t k = 0; k < s.n; k++) {
+		uint32_t i = s.order[k];
+		if (i < s.nspans)
+			write_span(&w, &s, i);
+		else
+			write_op(&w, &s, i);
+	}
+	write_flows(&w, &s);
+
+	size_t budget = SIZE_MAX;
+	if (!o->full && tl->ndevices)
+		budget = o->max_counter_samples / tl->ndevices;
+	for (uint32_t d = 0; d < tl->ndevices; d++)
+		write_device_memory(&w, a, d, budget < 6 ? 6 : budget);
+	write_checkpoints(&w);
+	if (tl->source.truncated) {
+		begin(&w);
+		cg_sink_printf(out, "\"ph\":\"i\",\"s\":\"g\",\"name\":\"trace ends here\",\"pid\":%d,\"tid\":0,\"ts\":",
+			       HOST_PID);
+		put_ts(out, tl->last_t_ns);
+		cg_sink_puts(out, ",\"args\":{\"note\":");
+		put_str(out, tl->source.truncation_note ? tl->source.truncation_note : "");
+		cg_sink_puts(out, "}}");
+	}
+	cg_sink_puts(out, "\n]}\n");
+	free_slices(&s);
+}
+
+int cg_chrome_trace_save(const char *path, const cg_analysis *a, const cg_chrome_options *o, cg_error *err)
+{
+	cg_chrome_options defaults = CG_CHROME_OPTIONS_INIT;
+	if (!o)
+		o = &defaults;
+	size_t n = strlen(path);
+	bool gz = n >= 3 && strcmp(path + n - 3, ".gz") == 0;
+	cg_sink *s;
+	int rc = cg_sink_open(&s, path, gz ? o->gzip_level : 0, err);
+	if (rc < 0)
+		return rc;
+	cg_chrome_trace_write(s, a, o);
+	return cg_sink_close(s, err);
+}

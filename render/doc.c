@@ -1,0 +1,108 @@
+#include "doc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+cg_doc *cg_doc_new(const char *title)
+{
+	cg_doc *d = cg_calloc(1, sizeof *d);
+	d->title = cg_strdup(title);
+	return d;
+}
+
+void cg_doc_free(cg_doc *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n; i++) {
+		cg_doc_block *b = &d->blocks[i];
+		cg_free(b->text);
+		cg_free(b->name);
+		cg_free(b->align);
+		for (size_t k = 0; k < b->nrows * b->ncols; k++)
+			cg_free(b->cells[k]);
+		cg_free(b->cells);
+	}
+	cg_free(d->blocks);
+	cg_free(d->title);
+	cg_free(d);
+}
+
+static cg_doc_block *push(cg_doc *d, cg_doc_kind kind)
+{
+	CG_GROW(d->blocks, d->cap, d->n + 1);
+	cg_doc_block *b = &d->blocks[d->n++];
+	memset(b, 0, sizeof *b);
+	b->kind = kind;
+	return b;
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	va_list copy;
+	va_copy(copy, ap);
+	int n = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
+	char *s = cg_malloc(n > 0 ? (size_t)n + 1 : 1);
+	vsnprintf(s, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
+	if (n <= 0)
+		s[0] = '\0';
+	return s;
+}
+
+#define TEXT_BLOCK(fn, kind) \
+	void fn(cg_doc *d, const char *fmt, ...) \
+	{ \
+		va_list ap; \
+		va_start(ap, fmt); \
+		push(d, kind)->text = vformat(fmt, ap); \
+		va_end(ap); \
+	}
+
+TEXT_BLOCK(cg_doc_paragraph, CG_DOC_PARAGRAPH)
+TEXT_BLOCK(cg_doc_note, CG_DOC_NOTE)
+TEXT_BLOCK(cg_doc_callout, CG_DOC_CALLOUT)
+
+void cg_doc_heading(cg_doc *d, int level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cg_doc_block *b = push(d, CG_DOC_HEADING);
+	b->level = level < 1 ? 1 : level > 3 ? 3 : level;
+	b->text = vformat(fmt, ap);
+	va_end(ap);
+}
+
+void cg_doc_code(cg_doc *d, const char *text)
+{
+	push(d, CG_DOC_CODE)->text = cg_strdup(text);
+}
+
+void cg_doc_table(cg_doc *d, size_t ncols, const char *align)
+{
+	cg_doc_block *b = push(d, CG_DOC_TABLE);
+	b->ncols = ncols;
+	b->align = cg_malloc(ncols + 1);
+	for (size_t i = 0; i < ncols; i++)
+		b->align[i] = align && i < strlen(align) ? align[i] : 'l';
+	b->align[ncols] = '\0';
+}
+
+void cg_doc_row(cg_doc *d, const char *const *cells)
+{
+	cg_doc_block *b = &d->blocks[d->n - 1];
+	CG_GROW(b->cells, b->cells_cap, (b->nrows + 1) * b->ncols);
+	for (size_t i = 0; i < b->ncols; i++)
+		b->cells[b->nrows * b->ncols + i] = cg_strdup(cells[i] ? cells[i] : "");
+	b->nrows++;
+}
+
+void cg_doc_figure(cg_doc *d, const char *name, const char *title)
+{
+	cg_doc_block *b = push(d, CG_DOC_FIGURE);
+	b->name = cg_strdup(name);
+	b->text = cg_strdup(title);
+}

@@ -1,0 +1,70 @@
+/* A small document model shared by report.md and report.html: headings,
+ * paragraphs, key-value lists, tables, figures and call-outs. The report
+ * is built once as a cg_doc and written by each backend, so the two files
+ * always say the same thing. All text is plain: backends escape it.
+ *
+ *     cg_doc *d = cg_doc_new("Memory report — mlp_adam");
+ *     cg_doc_heading(d, 2, "Key figures");
+ *     cg_doc_table(d, 3, "lrr");                 // columns and alignment
+ *     cg_doc_row(d, (const char *[]){"cpu", "15.44 MiB", "0.123 s"});
+ *     cg_doc_write_markdown(d, sink);
+ *     cg_doc_free(d);
+ */
+#ifndef CG_DOC_H
+#define CG_DOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sink.h"
+
+typedef enum cg_doc_kind {
+	CG_DOC_HEADING,
+	CG_DOC_PARAGRAPH,
+	CG_DOC_NOTE,	/* secondary text */
+	CG_DOC_CALLOUT, /* a warning to read first: the trace was cut, the run ran out of memory */
+	CG_DOC_TABLE,
+	CG_DOC_FIGURE,
+	CG_DOC_CODE,
+} cg_doc_kind;
+
+typedef struct cg_doc_block {
+	cg_doc_kind kind;
+	int level;	 /* heading level, 1-3 */
+	char *text;	 /* heading, paragraph, caption, or figure title */
+	char *name;	 /* figure: file name without extension */
+	size_t ncols;	 /* table */
+	char *align;	 /* table: 'l' or 'r' per column */
+	char **cells;	 /* table: header row then rows, ncols each */
+	size_t nrows;	 /* table rows including the header */
+	size_t cells_cap;
+} cg_doc_block;
+
+typedef struct cg_doc {
+	char *title;
+	cg_doc_block *blocks;
+	size_t n, cap;
+} cg_doc;
+
+cg_doc *cg_doc_new(const char *title);
+void cg_doc_free(cg_doc *d);
+
+void cg_doc_heading(cg_doc *d, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void cg_doc_paragraph(cg_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cg_doc_note(cg_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cg_doc_callout(cg_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cg_doc_code(cg_doc *d, const char *text);
+/* Starts a table; align has one 'l' or 'r' per column. The next call to
+ * cg_doc_row gives the header. */
+void cg_doc_table(cg_doc *d, size_t ncols, const char *align);
+void cg_doc_row(cg_doc *d, const char *const *cells);
+/* A chart: name.png in Markdown, name.svg inlined in HTML. */
+void cg_doc_figure(cg_doc *d, const char *name, const char *title);
+
+/* Markdown for write-ups: charts embedded by relative path. */
+void cg_doc_write_markdown(const cg_doc *d, cg_sink *out);
+/* One self-contained HTML file: CSS inline, each figure's SVG read from
+ * dir and inlined, no scripts and nothing fetched from the network. */
+int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *err);
+
+#endif

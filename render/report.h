@@ -1,0 +1,19 @@
+/* report.md and report.html: what a person reads, built once as a cg_doc
+ * from the analysis and written in both forms. */
+#ifndef CG_REPORT_H
+#define CG_REPORT_H
+
+#include <stdbool.h>
+
+#include "analysis.h"
+#include "charts.h"
+#include "doc.h"
+#include "outdir.h"
+
+/* Builds the report's document (caller frees with cg_doc_free). */
+cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts);
+
+/* Writes report.md, and report.html unless html is false, into od. */
+int cg_report_write(cg_outdir *od, const cg_analysis *a, const cg_chart_list *charts, bool html, cg_error *err);
+
+#endif

@@ -1,0 +1,173 @@
+/* Charts: pixels where the numbers say, well-formed SVG, requested sizes,
+ * byte-identical output for the same input. */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "analysis.h"
+#include "charts.h"
+
+#define META "{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\",\"run_id\":\"pix\"}\n"
+/* 100 B of parameters from t=0; 300 B of activations from 1 µs to 2 µs; the
+ * run lasts 10 µs. Peak: 400 B at t = 1000 ns. */
+static const char pixel_trace[] = META
+	"{\"kind\":\"span_start\",\"id\":\"a\",\"name\":\"root\",\"start_ns\":0,\"span_kind\":\"function\"}\n"
+	"{\"kind\":\"memory\",\"timestamp_ns\":0,\"tensor_id\":\"w\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":100,"
+	"\"action\":\"alloc\",\"dtype\":\"f32\",\"category\":\"parameter\"}\n"
+	"{\"kind\":\"memory\",\"timestamp_ns\":1000,\"tensor_id\":\"x\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":300,"
+	"\"action\":\"alloc\",\"dtype\":\"f32\",\"category\":\"activation\"}\n"
+	"{\"kind\":\"memory\",\"timestamp_ns\":2000,\"tensor_id\":\"x\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":300,"
+	"\"action\":\"free\",\"dtype\":\"f32\"}\n"
+	"{\"kind\":\"span_end\",\"id\":\"a\",\"duration_ns\":10000}\n";
+
+static unsigned pixel(cg_chart *c, double x, double y)
+{
+	cairo_surface_flush(c->surface);
+	unsigned char *data = cairo_image_surface_get_data(c->surface);
+	int stride = cairo_image_surface_get_stride(c->surface);
+	int px = (int)(x * c->scale), py = (int)(y * c->scale);
+	uint32_t v;
+	memcpy(&v, data + (size_t)py * (size_t)stride + (size_t)px * 4, 4);
+	return v & 0xffffff;
+}
+
+static unsigned hex_of(cg_rgb c)
+{
+	return (unsigned)(c.r * 255 + 0.5) << 16 | (unsigned)(c.g * 255 + 0.5) << 8 | (unsigned)(c.b * 255 + 0.5);
+}
+
+static void draw_timeline(cg_chart *c, cg_analysis **a, cg_timeline **tl, const char *trace, double scale)
+{
+	*tl = tu_ingest_text(trace);
+	assert_int_equal(cg_analysis_run(a, *tl, NULL, NULL), 0);
+	cg_chart_size size = {1600, 900, scale};
+	assert_int_equal(cg_chart_open(c, tu_path("t.png"), CG_CHART_PNG, &size, NULL), 0);
+	cg_chart_timeline(c, *a, 0, "pix");
+}
+
+static void check_peak_column(double scale)
+{
+	cg_chart c;
+	cg_analysis *a;
+	cg_timeline *tl;
+	draw_timeline(&c, &a, &tl, pixel_trace, scale);
+	const cg_rect *p = &c.plot;
+	double xs = (p->x1 - p->x0) / c.x_max, ys = (p->y1 - p->y0) / c.y_max;
+	/* x from 0 to the end of the run, y from 0 with whole steps above 400 B */
+	assert_true(c.x_max == 10000);
+	assert_true(c.y_max >= 400);
+	double x_mid = p->x0 + 1500 * xs;  /* inside the plateau at 400 B */
+	double y_top = p->y1 - 400 * ys;   /* top of the stack at the peak */
+	double y_param = p->y1 - 100 * ys; /* top of the parameters */
+	unsigned activation = hex_of(cg_chart_category_color(CG_CAT_ACTIVATION));
+	unsigned parameter = hex_of(cg_chart_category_color(CG_CAT_PARAMETER));
+	/* the peak column reaches the peak's height, in the colour of the category on top */
+	assert_int_equal(pixel(&c, x_mid, y_top + 3), activation);
+	assert_int_equal(pixel(&c, x_mid, y_param + 3), parameter);
+	assert_int_equal(pixel(&c, x_mid, y_param - 3), activation);
+	/* after the free only the parameters remain: background above them */
+	double x_late = p->x0 + 6000 * xs;
+	assert_int_equal(pixel(&c, x_late, y_param + 3), parameter);
+	assert_int_equal(pixel(&c, x_late, y_param - 40), 0xFFFFFF);
+	/* and nothing is drawn above the plot's right part */
+	assert_int_equal(pixel(&c, p->x0 + 8000 * xs, p->y0 + 30), 0xFFFFFF);
+	assert_int_equal(cg_chart_close(&c, NULL), 0);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+}
+
+static void the_peak_column_reaches_the_peak_in_the_top_category_colour(void **state)
+{
+	check_peak_column(1.0);
+}
+
+static void hidpi_keeps_the_layout(void **state)
+{
+	check_peak_column(2.0);
+}
+
+static void a_one_nanosecond_spike_is_still_drawn_at_full_height(void **state)
+{
+	/* 1 GiB for 1 ns in a run of 1 s: far narrower than a pixel. */
+	char trace[4096];
+	snprintf(trace, sizeof trace, META
+		 "{\"kind\":\"memory\",\"timestamp_ns\":0,\"tensor_id\":\"w\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":1048576,"
+		 "\"action\":\"alloc\",\"dtype\":\"f32\",\"category\":\"parameter\"}\n"
+		 "{\"kind\":\"memory\",\"timestamp_ns\":500000000,\"tensor_id\":\"s\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":1073741824,"
+		 "\"action\":\"alloc\",\"dtype\":\"f32\",\"category\":\"temporary\"}\n"
+		 "{\"kind\":\"memory\",\"timestamp_ns\":500000001,\"tensor_id\":\"s\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":1073741824,"
+		 "\"action\":\"free\",\"dtype\":\"f32\"}\n"
+		 "{\"kind\":\"memory\",\"timestamp_ns\":1000000000,\"tensor_id\":\"w\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":1048576,"
+		 "\"action\":\"free\",\"dtype\":\"f32\"}\n");
+	cg_chart c;
+	cg_analysis *a;
+	cg_timeline *tl;
+	draw_timeline(&c, &a, &tl, trace, 1.0);
+	const cg_rect *p = &c.plot;
+	double x = p->x0 + (p->x1 - p->x0) * 0.5;
+	double y = p->y1 - (p->y1 - p->y0) * (1073741824.0 + 1048576.0) / c.y_max;
+	unsigned temporary = hex_of(cg_chart_category_color(CG_CAT_TEMPORARY));
+	/* the column holding t = 0.5 s, a few pixels under the top */
+	bool found = false;
+	for (int dx = -1; dx <= 1; dx++)
+		if (pixel(&c, x + dx, y + 30) == temporary)
+			found = true;
+	assert_true(found);
+	assert_int_equal(cg_chart_close(&c, NULL), 0);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+}
+
+static bool png_size(const char *path, unsigned *w, unsigned *h)
+{
+	size_t n;
+	unsigned char *d = (unsigned char *)tu_read(path, &n);
+	if (!d || n < 24 || memcmp(d, "\x89PNG", 4) != 0) {
+		free(d);
+		return false;
+	}
+	*w = (unsigned)d[16] << 24 | (unsigned)d[17] << 16 | (unsigned)d[18] << 8 | d[19];
+	*h = (unsigned)d[20] << 24 | (unsigned)d[21] << 16 | (unsigned)d[22] << 8 | d[23];
+	free(d);
+	return true;
+}
+
+static void report_charts_are_well_formed_sized_and_deterministic(void **state)
+{
+	const char *out1 = tu_path("c1"), *out2 = tu_path("c2");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out1, "-q", "--no-trace", NULL), 0);
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out2, "-q", "--no-trace", NULL), 0);
+	char p1[600], p2[600];
+	snprintf(p1, sizeof p1, "%s/timeline.cpu.svg", out1);
+	snprintf(p2, sizeof p2, "%s/timeline.cpu.svg", out2);
+	size_t n1, n2;
+	char *s1 = tu_read(p1, &n1), *s2 = tu_read(p2, &n2);
+	assert_non_null(s1);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(s1, s2, n1);
+	assert_non_null(strstr(s1, "width=\"1600px\""));
+	free(s1);
+	free(s2);
+	char cmd[700];
+	snprintf(cmd, sizeof cmd, "xmllint --noout '%s' 2>&1", p1);
+	assert_int_equal(system(cmd), 0);
+	unsigned w, h;
+	snprintf(p1, sizeof p1, "%s/timeline.cpu.png", out1);
+	assert_true(png_size(p1, &w, &h));
+	assert_int_equal(w, 1600);
+	assert_int_equal(h, 900);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_peak_column_reaches_the_peak_in_the_top_category_colour),
+		cmocka_unit_test(hidpi_keeps_the_layout),
+		cmocka_unit_test(a_one_nanosecond_spike_is_still_drawn_at_full_height),
+		cmocka_unit_test(report_charts_are_well_formed_sized_and_deterministic),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tu_cleanup();
+	cg_charts_shutdown();
+	return rc;
+}

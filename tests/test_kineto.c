@@ -1,0 +1,621 @@
+/* PyTorch profiler Chrome traces, one rule at a time, on small traces built
+ * here with their answers worked out by hand. */
+#include "testutil.h"
+
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "kineto.h"
+#include "peak.h"
+#include "xalloc.h"
+
+/* A [memory] event as Kineto writes it. */
+#define MEM(ts, tid, dt, did, addr, b, ta, tr) \
+	"{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":" #tid \
+	",\"ts\":" #ts ",\"args\":{\"Device Type\":" #dt ",\"Device Id\":" #did ",\"Addr\":" #addr \
+	",\"Bytes\":" #b ",\"Total Allocated\":" #ta ",\"Total Reserved\":" #tr "}}"
+/* The 2021 layout: no Addr, no totals, no cat. */
+#define OLDMEM(ts, dt, did, b) \
+	"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":" #ts \
+	",\"args\":{\"Device Type\":" #dt ",\"Device Id\":" #did ",\"Bytes\":" #b "}}"
+#define X(cat, name, tid, ts, dur) \
+	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":1,\"tid\":" tid ",\"ts\":" #ts ",\"dur\":" #dur "}"
+
+static cg_timeline *ingest(const char *text)
+{
+	return tu_ingest_text(text);
+}
+
+static uint16_t dev(const cg_timeline *tl, const char *name)
+{
+	for (uint16_t d = 0; d < tl->ndevices; d++)
+		if (strcmp(cg_timeline_str(tl, tl->devices[d].name), name) == 0)
+			return d;
+	fail_msg("no device %s", name);
+	return 0;
+}
+
+static uint64_t peak(const cg_timeline *tl, uint16_t d, uint64_t *t_ns)
+{
+	cg_peak_result *p;
+	assert_int_equal(cg_peak_run(&p, tl, NULL), 0);
+	uint64_t v = p->devices[d].peak_bytes;
+	if (t_ns)
+		*t_ns = p->devices[d].peak_t_ns;
+	cg_peak_free(p);
+	return v;
+}
+
+/* Peak of live bytes allocated inside the profile: what the oracle calls
+ * the replay peak (frees of blocks from before the trace left out). */
+static uint64_t in_window_peak(const cg_timeline *tl, uint16_t d)
+{
+	const cg_device *dv = &tl->devices[d];
+	uint64_t live = 0, best = 0;
+	for (uint32_t k = 0; k < dv->mem_count; k++) {
+		uint32_t i = dv->mem_first + k;
+		if (tl->mem[i].flags & CG_MEM_PREEXISTING)
+			continue;
+		live += cg_mem_added(&tl->mem[i]);
+		live -= cg_timeline_mem_removed(tl, i);
+		if (live > best)
+			best = live;
+	}
+	return best;
+}
+
+static bool has_diag(const cg_timeline *tl, const char *text)
+{
+	for (size_t i = 0; i < tl->source.ndiags; i++)
+		if (strstr(tl->source.diags[i].msg, text))
+			return true;
+	return false;
+}
+
+static const cg_mem *mem_at_line(const cg_timeline *tl, uint32_t line)
+{
+	for (size_t i = 0; i < tl->nmem; i++)
+		if (tl->mem[i].line == line)
+			return &tl->mem[i];
+	fail_msg("no memory record for event %u", line);
+	return NULL;
+}
+
+/* kineto_oracle.py --selftest, event for event: a block from before the
+ * trace freed inside it, thread 2's block written before thread 1's, an
+ * out-of-memory event without a device, and after traceEvents a duplicate
+ * key whose second value is NaN (not JSON, and not ours to read). */
+static const char selftest[] =
+	"{\"traceEvents\": ["
+	"{\"ph\": \"X\", \"name\": \"op\", \"ts\": 0, \"dur\": 100, \"pid\": 1, \"tid\": 1},"
+	MEM(25, 2, 1, 0, 333, 100, 1300, 4096) ","
+	MEM(26, 2, 1, 0, 333, -100, 1200, 4096) ","
+	MEM(10.5, 1, 1, 0, 111, -300, 700, 4096) ","
+	MEM(20.25, 1, 1, 0, 222, 500, 1200, 4096) ","
+	MEM(15, 1, 0, -1, 5, 8, 8, 0) ","
+	MEM(30, 1, 1, 0, 222, -500, 700, 4096) ","
+	"{\"ph\": \"i\", \"name\": \"[OutOfMemory]\", \"pid\": 1, \"tid\": 1, \"ts\": 31, \"args\": {\"Bytes\": 1}}"
+	"], \"k\": 1, \"k\": NaN}";
+
+static void the_oracle_selftest_gives_the_oracles_figures(void **state)
+{
+	cg_timeline *tl = ingest(selftest);
+	uint16_t cuda = dev(tl, "cuda:0"), cpu = dev(tl, "cpu");
+	const cg_device *d = &tl->devices[cuda];
+	uint64_t t;
+	/* max_total_allocated 1300, reached at ts 25 us. */
+	assert_int_equal(peak(tl, cuda, &t), 1300);
+	assert_int_equal(t, 25000);
+	/* baseline_bytes_before_first_event 1000: 300 of it freed at 10.5 us. */
+	assert_int_equal(d->baseline_bytes + d->preexisting_bytes, 1000);
+	assert_int_equal(d->preexisting_bytes, 300);   /* frees_without_live_alloc_bytes */
+	assert_int_equal(d->preexisting_count, 1);     /* frees_without_live_alloc */
+	assert_int_equal(in_window_peak(tl, cuda), 600); /* replay peak_live_bytes */
+	/* running_sum peak 300 = peak - baseline; min -300 = 700 - 1000. */
+	assert_int_equal(peak(tl, cuda, NULL) - 1000, 300);
+	assert_int_equal(peak(tl, cpu, NULL), 8);
+	assert_int_equal(d->mem_count, 5);
+	assert_int_equal(tl->source.lines, 8);
+	assert_int_equal(tl->nooms, 1);
+	assert_string_equal(cg_timeline_str(tl, tl->devices[tl->ooms[0].device].name), "unknown");
+	assert_int_equal(tl->ooms[0].t_ns, 31000);
+	assert_int_equal(tl->ooms[0].bytes, 1);
+	/* Every Total Allocated agrees with the replay in ts order. */
+	assert_false(has_diag(tl, "differs"));
+	/* One span; thread 1's memory events lie in it, thread 2's do not. */
+	assert_int_equal(tl->nspans, 1);
+	assert_int_equal(mem_at_line(tl, 4)->span, 0);	      /* ts 10.5, tid 1 */
+	assert_int_equal(mem_at_line(tl, 2)->span, CG_NONE); /* ts 25, tid 2 */
+	assert_false(tl->source.categories_known);
+	assert_true(tl->source.pairing_known);
+	assert_true(tl->source.lines_are_events);
+	cg_timeline_free(tl);
+}
+
+static void threads_written_out_of_order_are_replayed_in_time_order(void **state)
+{
+	/* The autograd thread's block comes first in the file. */
+	const char *text = "{\"traceEvents\": ["
+		MEM(40, 7, 1, 0, 2, -256, 1024, 2048) ","
+		MEM(30, 7, 1, 0, 1, -512, 1280, 2048) ","
+		MEM(10, 3, 1, 0, 1, 512, 1536, 2048) ","
+		MEM(20, 3, 1, 0, 2, 256, 1792, 2048)
+		"]}";
+	cg_timeline *tl = ingest(text);
+	uint16_t d = dev(tl, "cuda:0");
+	/* Baseline: 1536 - 512 = 1024; live 1536, 1792, 1280, 1024. */
+	assert_int_equal(tl->devices[d].baseline_bytes, 1024);
+	assert_int_equal(peak(tl, d, NULL), 1792);
+	const cg_device *dv = &tl->devices[d];
+	uint32_t order[4] = {3, 4, 2, 1};
+	for (uint32_t k = 0; k < 4; k++)
+		assert_int_equal(tl->mem[dv->mem_first + k].line, order[k]);
+	assert_int_equal(tl->anomalies[CG_ANOM_FREE_BEFORE_TRACE].count, 0);
+	assert_false(has_diag(tl, "differs"));
+	cg_timeline_free(tl);
+}
+
+static void string_tids_join_memory_to_the_operators_around_it(void **state)
+{
+	const char *text = "{\"traceEvents\": ["
+		X("cpu_op", "aten::empty", "\"10\"", 100, 10) ","
+		X("user_annotation", "ProfilerStep#3", "\"10\"", 50, 200) ","
+		X("user_annotation", "## forward ##", "\"10\"", 90, 50) ","
+		X("cpu_op", "autograd::engine::evaluate_function: MmBackward0", "\"20\"", 115, 10) ","
+		X("kernel", "gemm", "\"stream 7\"", 100, 30) ","
+		X("cuda_runtime", "cudaLaunchKernel", "\"10\"", 104, 2) ","
+		MEM(105, 10, 1, 0, 1, 512, 1536, 2048) ","
+		MEM(120, 20, 1, 0, 1, -512, 1024, 2048)
+		"]}";
+	cg_timeline *tl = ingest(text);
+	/* The kernel and the runtime call are not spans. */
+	assert_int_equal(tl->nspans, 4);
+	const cg_mem *alloc = mem_at_line(tl, 7), *free_ = mem_at_line(tl, 8);
+	char path[256];
+	cg_timeline_span_path(tl, alloc->span, path, sizeof path);
+	assert_string_equal(path, "ProfilerStep#3/## forward ##/aten::empty");
+	assert_string_equal(cg_timeline_str(tl, alloc->op), "aten::empty");
+	assert_int_equal(cg_timeline_mem_phase(tl, alloc), CG_PHASE_FORWARD);
+	cg_timeline_span_path(tl, free_->span, path, sizeof path);
+	assert_string_equal(path, "autograd::engine::evaluate_function: MmBackward0");
+	assert_int_equal(cg_timeline_mem_phase(tl, free_), CG_PHASE_BACKWARD);
+	assert_int_equal(tl->spans[alloc->span].kind, CG_SPAN_OP);
+	assert_int_equal(tl->spans[alloc->span].end_ns - tl->spans[alloc->span].start_ns, 10000);
+	cg_timeline_free(tl);
+}
+
+static void overlapping_siblings_are_clipped_and_counted(void **state)
+{
+	const char *text = "{\"traceEvents\": ["
+		X("cpu_op", "parent", "1", 0, 10) ","
+		X("cpu_op", "late", "1", 5, 7) ","
+		MEM(11, 1, 0, -1, 9, 8, 8, 0)
+		"]}";
+	cg_timeline *tl = ingest(text);
+	/* "late" [5, 12] is cut to [5, 10] inside "parent"; the memory event at 11 is in neither. */
+	assert_int_equal(tl->nspans, 2);
+	assert_int_equal(tl->spans[1].end_ns, 10000);
+	assert_int_equal(tl->spans[1].parent, 0);
+	assert_true(has_diag(tl, "1 complete events overlapped the end of the event they began in: 1 stuck out"));
+	assert_int_equal(mem_at_line(tl, 3)->span, CG_NONE);
+	cg_timeline_free(tl);
+}
+
+static void a_profiler_step_opened_inside_a_python_call_keeps_its_length(void **state)
+{
+	/* From a real trace: the step range begins 7 us before the Python call
+	 * that opens it returns, and lasts 4.4 ms. */
+	const char *text = "{\"traceEvents\": ["
+		X("python_function", "<built-in method _record_function_enter_new>", "1", 871.932, 107.381) ","
+		X("user_annotation", "ProfilerStep#6", "1", 972.313, 4426.114) ","
+		X("cpu_op", "aten::empty", "1", 1000, 5) ","
+		MEM(1002, 1, 0, -1, 9, 8, 8, 0)
+		"]}";
+	cg_timeline *tl = ingest(text);
+	const cg_mem *m = mem_at_line(tl, 4);
+	char path[256];
+	cg_timeline_span_path(tl, m->span, path, sizeof path);
+	assert_string_equal(path, "ProfilerStep#6/aten::empty");
+	assert_int_equal(tl->spans[tl->spans[m->span].parent].end_ns - tl->spans[tl->spans[m->span].parent].start_ns,
+			 4426114);
+	assert_true(has_diag(tl, "0 stuck out less than they overlapped and were cut back to its end, 1 became its siblings"));
+	cg_timeline_free(tl);
+}
+
+static void phases_come_from_range_names(void **state)
+{
+	struct { const char *name; cg_phase p; } cases[] = {
+		{"forward", CG_PHASE_FORWARD}, {"## forward ##", CG_PHASE_FORWARD},
+		{"## Backward ##", CG_PHASE_BACKWARD}, {"Optimizer.step#AdamW.step", CG_PHASE_OPTIMIZER},
+		{"Optimizer.zero_grad#SGD.zero_grad", CG_PHASE_OPTIMIZER},
+		{"autograd::engine::evaluate_function: AddmmBackward0", CG_PHASE_BACKWARD},
+		{"ProfilerStep#7", CG_PHASE_NONE}, {"aten::forward_ad", CG_PHASE_NONE}, {"", CG_PHASE_NONE},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		assert_int_equal(cg_kineto_phase(cases[i].name, strlen(cases[i].name)), cases[i].p);
+}
+
+static void relative_timestamps_keep_nanoseconds_and_base_time_comes_after(void **state)
+{
+	/* Pretty-printed, as json.dump(indent=2) writes it, with the keys after traceEvents. */
+	const char *text =
+		"{\n  \"traceEvents\": [\n    {\n      \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\",\n"
+		"      \"pid\": 1, \"tid\": 1, \"ts\": 1419247333400.919, \"dur\": 0.5\n    },\n"
+		"    " MEM(1419247333401.5, 1, 1, 0, 1, 512, 1024, 2048) ",\n"
+		"    " MEM(1419247333401.25, 1, 1, 0, 2, 512, 512, 2048) "\n  ],\n"
+		"  \"traceName\": \"x.json\",\n  \"baseTimeNanoseconds\": 1751410836000000000\n}\n";
+	cg_timeline *tl = ingest(text);
+	/* 401.5 - 400.919 us = 581 ns; 401.25 -> 331 ns, sorted first. */
+	const cg_device *dv = &tl->devices[0];
+	assert_int_equal(tl->mem[dv->mem_first].t_ns, 331);
+	assert_int_equal(tl->mem[dv->mem_first + 1].t_ns, 581);
+	assert_int_equal(tl->spans[0].end_ns, 500);
+	assert_true(tl->source.time_origin_known);
+	assert_int_equal(tl->source.time_origin_unix_ns, INT64_C(1752830083333400919));
+	assert_string_equal(tl->source.time_origin, "1419247333400.919 us");
+	assert_false(has_diag(tl, "differs"));
+	/* The top-level keys are the run's metadata. */
+	bool seen_name = false, seen_base = false;
+	for (size_t i = 0; i < tl->nmeta; i++) {
+		const char *k = cg_timeline_str(tl, tl->meta[i].key), *v = cg_timeline_str(tl, tl->meta[i].value);
+		seen_name |= strcmp(k, "traceName") == 0 && strcmp(v, "x.json") == 0 && tl->meta[i].is_string;
+		seen_base |= strcmp(k, "baseTimeNanoseconds") == 0 && strcmp(v, "1751410836000000000") == 0;
+	}
+	assert_true(seen_name && seen_base);
+	cg_timeline_free(tl);
+}
+
+static void integer_epoch_microseconds_are_absolute_time(void **state)
+{
+	const char *text = "{\"schemaVersion\": 1, \"traceEvents\": ["
+		OLDMEM(1623142623460121, 1, 0, 512) "," OLDMEM(1623142623460122, 1, 0, -512) "]}";
+	cg_timeline *tl = ingest(text);
+	assert_true(tl->source.time_origin_known);
+	assert_int_equal(tl->source.time_origin_unix_ns, INT64_C(1623142623460121000));
+	assert_int_equal(tl->mem[1].t_ns, 1000);
+	cg_timeline_free(tl);
+}
+
+static void timestamps_at_the_ends_of_the_range_are_exact_or_refused(void **state)
+{
+	/* -9e18 ns and +9e18 ns: 1.8e19 ns apart, beyond int64 but within uint64. */
+	const char *text = "[" OLDMEM(-9000000000000000, 1, 0, 64) "," OLDMEM(9000000000000000, 1, 0, -64) ","
+		OLDMEM(100000000000000000, 1, 0, 8) "]";
+	cg_timeline *tl = ingest(text);
+	assert_int_equal(tl->nmem, 2);
+	assert_int_equal(tl->mem[1].t_ns, 18000000000000000000ull);
+	/* 1e17 us is 1e20 ns: no such time. */
+	assert_int_equal(tl->source.bad_lines, 1);
+	assert_non_null(strstr(tl->source.diags[0].msg, "without a valid \"ts\""));
+	cg_timeline_free(tl);
+}
+
+static void devices_are_named_after_c10_device_types(void **state)
+{
+	char buf[64];
+	cg_kineto_device_name(0, -1, buf, sizeof buf);
+	assert_string_equal(buf, "cpu");
+	cg_kineto_device_name(1, 1, buf, sizeof buf);
+	assert_string_equal(buf, "cuda:1");
+	cg_kineto_device_name(6, 3, buf, sizeof buf);
+	assert_string_equal(buf, "hip:3");
+	cg_kineto_device_name(13, 0, buf, sizeof buf);
+	assert_string_equal(buf, "mps:0");
+	cg_kineto_device_name(99, 0, buf, sizeof buf);
+	assert_string_equal(buf, "device_type_99:0");
+
+	/* ROCm reports type 6; a second GPU keeps its own timeline. */
+	const char *text = "{\"traceEvents\": ["
+		MEM(1, 1, 6, 3, 16, 1024, 5120, 8192) "," MEM(2, 1, 6, 0, 16, 512, 512, 4096) ","
+		MEM(3, 1, 6, 3, 16, -1024, 4096, 8192) "]}";
+	cg_timeline *tl = ingest(text);
+	uint16_t h3 = dev(tl, "hip:3"), h0 = dev(tl, "hip:0");
+	assert_int_equal(tl->devices[h3].baseline_bytes, 4096);
+	assert_int_equal(peak(tl, h3, NULL), 5120);
+	assert_int_equal(peak(tl, h0, NULL), 512);
+	/* The same Addr on two devices is two blocks. */
+	assert_int_equal(tl->anomalies[CG_ANOM_ALLOC_OF_LIVE_ID].count, 0);
+	cg_timeline_free(tl);
+}
+
+static void a_reused_address_pairs_with_its_latest_allocation(void **state)
+{
+	const char *text = "["
+		MEM(1, 1, 1, 0, 7, 100, 100, 512) "," MEM(2, 1, 1, 0, 7, -100, 0, 512) ","
+		MEM(3, 1, 1, 0, 7, 300, 300, 512) "," MEM(4, 1, 1, 0, 7, -300, 0, 512) "]";
+	cg_timeline *tl = ingest(text); /* a bare array, too */
+	assert_string_equal(tl->source.format, "Chrome trace, JSON array (PyTorch profiler)");
+	assert_int_equal(tl->mem[0].pair, 1);
+	assert_int_equal(tl->mem[2].pair, 3);
+	assert_int_equal(tl->mem[3].bytes, 300);
+	assert_int_equal(peak(tl, 0, NULL), 300);
+	for (int a = 0; a < CG_ANOM_COUNT; a++)
+		assert_int_equal(tl->anomalies[a].count, 0);
+	assert_int_equal(tl->devices[0].baseline_bytes, 0);
+	cg_timeline_free(tl);
+}
+
+static void total_reserved_becomes_allocator_checkpoints(void **state)
+{
+	const char *text = "[" MEM(1, 1, 1, 0, 7, 512, 512, 2097152) "," MEM(2, 1, 1, 0, 7, -512, 0, 4194304) "]";
+	cg_timeline *tl = ingest(text);
+	assert_int_equal(tl->ndevmem, 2);
+	assert_int_equal(tl->devmem[1].reserved_bytes, 4194304);
+	assert_int_equal(tl->devmem[1].t_ns, 1000);
+	assert_true(tl->devmem[1].has_reserved);
+	assert_false(tl->devmem[1].has_used);
+	assert_int_equal(tl->devices[0].devmem_count, 2);
+	cg_timeline_free(tl);
+}
+
+static void an_out_of_memory_event_is_kept_with_its_totals(void **state)
+{
+	const char *text = "[" MEM(1, 1, 1, 0, 7, 512, 512, 2048) ","
+		"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[OutOfMemory]\",\"pid\":1,\"tid\":1,\"ts\":3,"
+		"\"args\":{\"Device Type\":1,\"Device Id\":0,\"Bytes\":2147483648,"
+		"\"Total Allocated\":512,\"Total Reserved\":2048}}]";
+	cg_timeline *tl = ingest(text);
+	assert_int_equal(tl->nooms, 1);
+	const cg_oom *o = &tl->ooms[0];
+	assert_string_equal(cg_timeline_str(tl, tl->devices[o->device].name), "cuda:0");
+	assert_int_equal(o->bytes, 2147483648ull);
+	assert_true(o->has_totals);
+	assert_int_equal(o->total_allocated, 512);
+	assert_int_equal(o->total_reserved, 2048);
+	assert_int_equal(o->t_ns, 2000);
+	assert_int_equal(o->line, 2);
+	cg_timeline_free(tl);
+}
+
+static void without_addr_live_bytes_are_a_running_sum_kept_above_zero(void **state)
+{
+	/* Running sum -100, -50, 20, -30: 100 B were allocated before the trace. */
+	const char *text = "{\"traceEvents\": ["
+		OLDMEM(1, 1, 0, -100) "," OLDMEM(2, 1, 0, 50) "," OLDMEM(3, 1, 0, 70) "," OLDMEM(4, 1, 0, -50) "]}";
+	cg_timeline *tl = ingest(text);
+	assert_false(tl->source.pairing_known);
+	const cg_device *d = &tl->devices[0];
+	assert_int_equal(d->baseline_bytes, 100);
+	assert_int_equal(d->preexisting_bytes, 0);
+	assert_int_equal(d->preexisting_count, 1);
+	assert_int_equal(peak(tl, 0, NULL), 120); /* 100 + running-sum peak 20 */
+	assert_int_equal(d->live_at_end, 70);
+	assert_int_equal(d->live_count_at_end, 1);
+	for (size_t i = 0; i < tl->nmem; i++)
+		assert_int_equal(tl->mem[i].pair, CG_NONE);
+	assert_true(has_diag(tl, "have no \"Addr\""));
+	assert_true(has_diag(tl, "frees outrun allocations by up to 100 B"));
+	cg_timeline_free(tl);
+}
+
+static void a_trace_cut_inside_trace_events_is_analysed_up_to_the_cut(void **state)
+{
+	char text[2048];
+	snprintf(text, sizeof text, "{\"traceEvents\": [%s,%s,%s", MEM(1, 1, 1, 0, 7, 512, 512, 2048),
+		 MEM(2, 1, 1, 0, 8, 1024, 1536, 2048), MEM(3, 1, 1, 0, 7, -512, 1024, 2048));
+	text[strlen(text) - 20] = '\0'; /* inside the third event */
+	cg_timeline *tl = ingest(text);
+	assert_true(tl->source.truncated);
+	assert_int_equal(tl->source.truncated_line, 3);
+	assert_non_null(strstr(tl->source.truncation_note, "after event 2"));
+	assert_int_equal(tl->nmem, 2);
+	assert_int_equal(peak(tl, 0, NULL), 1536);
+	cg_timeline_free(tl);
+}
+
+static void a_gzip_file_cut_short_is_truncated_too(void **state)
+{
+	/* Enough events that half the compressed file holds some of them. */
+	size_t cap = 1 << 20, n = 0;
+	char *text = malloc(cap);
+	n += (size_t)snprintf(text, cap, "{\"traceEvents\": [");
+	for (int i = 1; i <= 3000; i++) {
+		n += (size_t)snprintf(text + n, cap - n, "%s{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+				      "\"args\":{\"Device Type\":0,\"Device Id\":-1,\"Addr\":%d,\"Bytes\":%d}}",
+				      i > 1 ? "," : "", i, i, i % 2 ? 64 : -64);
+	}
+	snprintf(text + n, cap - n, "]}");
+	const char *full = tu_write_gz("full.json.gz", text, (size_t)-1);
+	size_t len;
+	char *gz = tu_read(full, &len);
+	const char *half = tu_write("half.json.gz", gz, len / 2);
+	cg_timeline *tl;
+	cg_error err;
+	assert_int_equal(cg_ingest(&tl, half, NULL, &err), 0);
+	assert_true(tl->source.truncated);
+	assert_non_null(strstr(tl->source.truncation_note, "gzip"));
+	assert_true(tl->nmem > 0 && tl->nmem < 3000);
+	assert_int_equal(tl->source.truncated_line, tl->nmem + 1);
+	cg_timeline_free(tl);
+	free(gz);
+	free(text);
+}
+
+static void a_bad_event_is_skipped_with_its_number(void **state)
+{
+	const char *text = "[" MEM(1, 1, 1, 0, 7, 512, 512, 2048) ","
+		"{\"ph\":\"i\",\"name\":\"[memory]\",\"ts\":2,\"args\":{\"Device Type\":1}},"
+		"{\"ph\": tru},"
+		MEM(3, 1, 1, 0, 7, -512, 0, 2048) "]";
+	cg_timeline *tl = ingest(text);
+	assert_int_equal(tl->source.bad_lines, 2);
+	assert_int_equal(tl->source.diags[0].line, 2);
+	assert_non_null(strstr(tl->source.diags[0].msg, "without \"Bytes\""));
+	assert_int_equal(tl->source.diags[1].line, 3);
+	assert_non_null(strstr(tl->source.diags[1].msg, "not valid JSON"));
+	assert_int_equal(tl->nmem, 2);
+	cg_timeline_free(tl);
+
+	cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
+	o.strict = true;
+	cg_error err;
+	assert_int_equal(tu_ingest_text_rc(text, &o, &tl, &err), CG_EINPUT);
+	assert_non_null(strstr(err.msg, ": event 2: [memory] event without \"Bytes\""));
+}
+
+static void a_malformed_document_names_file_and_byte_offset(void **state)
+{
+	cg_timeline *tl;
+	cg_error err;
+	const char *text = "{\"traceEvents\": [" MEM(1, 1, 1, 0, 7, 512, 512, 2048) " x]}";
+	assert_int_equal(tu_ingest_text_rc(text, NULL, &tl, &err), CG_EINPUT);
+	assert_null(tl);
+	char expect[128];
+	snprintf(expect, sizeof expect, ".jsonl: byte offset %zu (after event 1): expected ',' or ']'",
+		 strlen(text) - 3);
+	assert_non_null(strstr(err.msg, expect));
+}
+
+static void a_trace_without_memory_events_says_how_to_record_them(void **state)
+{
+	cg_timeline *tl;
+	cg_error err;
+	assert_int_equal(tu_ingest_text_rc("{\"traceEvents\": [" X("cpu_op", "a", "1", 0, 1) "]}", NULL, &tl, &err),
+			 CG_EINPUT);
+	assert_non_null(strstr(err.msg, "profile_memory=True"));
+	assert_int_equal(tu_ingest_text_rc("{\n\"schemaVersion\": 1\n}", NULL, &tl, &err), CG_EINPUT);
+	assert_non_null(strstr(err.msg, "without \"traceEvents\""));
+}
+
+static void totals_that_disagree_with_the_replay_are_reported(void **state)
+{
+	/* The second event should say 1536; it says 2000. */
+	const char *text = "[" MEM(1, 1, 1, 0, 7, 512, 512, 2048) "," MEM(2, 1, 1, 0, 8, 1024, 2000, 2048) "]";
+	cg_timeline *tl = ingest(text);
+	assert_true(has_diag(tl, "differs from cgmem's replay at 1 of 2 events (first here: the trace says "
+				 "2000 B, the replay 1536 B)"));
+	cg_timeline_free(tl);
+}
+
+/* A counting allocator: each block carries its size in front. */
+static size_t live_bytes, most_bytes;
+
+static void *count_malloc(size_t n)
+{
+	size_t *p = malloc(n + 16);
+	if (!p)
+		return NULL;
+	*p = n;
+	live_bytes += n;
+	if (live_bytes > most_bytes)
+		most_bytes = live_bytes;
+	return (char *)p + 16;
+}
+
+static void count_free(void *q)
+{
+	if (!q)
+		return;
+	size_t *p = (size_t *)((char *)q - 16);
+	live_bytes -= *p;
+	free(p);
+}
+
+static void *count_realloc(void *q, size_t n)
+{
+	if (!q)
+		return count_malloc(n);
+	size_t *p = (size_t *)((char *)q - 16);
+	size_t old = *p;
+	p = realloc(p, n + 16);
+	if (!p)
+		return NULL;
+	*p = n;
+	live_bytes = live_bytes - old + n;
+	if (live_bytes > most_bytes)
+		most_bytes = live_bytes;
+	return (char *)p + 16;
+}
+
+static void parsing_memory_is_bounded_by_the_largest_event_not_the_file(void **state)
+{
+	/* 40 MB of GPU kernels (which become nothing), one 2 MB event, two memory events. */
+	const char *path = tu_path("big.json");
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"traceEvents\": [\n%s,\n", MEM(1, 1, 1, 0, 7, 512, 512, 2048));
+	size_t written = 0;
+	for (int i = 0; written < (size_t)40 << 20; i++)
+		written += (size_t)fprintf(f, "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void gemm<%d>(float*)\", "
+					       "\"pid\": 0, \"tid\": 7, \"ts\": %d.125, \"dur\": 3},\n", i, 2 + i);
+	fprintf(f, "  {\"ph\": \"i\", \"name\": \"big\", \"ts\": 3, \"args\": {\"stack\": \"");
+	for (int i = 0; i < 2 << 20; i++)
+		fputc('a' + i % 26, f);
+	fprintf(f, "\"}},\n%s\n]}\n", MEM(5, 1, 1, 0, 7, -512, 0, 2048));
+	assert_int_equal(fclose(f), 0);
+
+	cg_allocator counting = {count_malloc, count_realloc, count_free};
+	cJSON_Hooks hooks = {count_malloc, count_free};
+	live_bytes = most_bytes = 0;
+	cg_set_allocator(&counting);
+	cJSON_InitHooks(&hooks);
+	cg_timeline *tl;
+	cg_error err;
+	int rc = cg_ingest(&tl, path, NULL, &err);
+	size_t most = most_bytes;
+	if (rc == 0)
+		cg_timeline_free(tl);
+	size_t left = live_bytes;
+	cJSON_InitHooks(NULL);
+	cg_set_allocator(NULL);
+	assert_int_equal(rc, 0);
+	assert_int_equal(left, 0);
+	/* The 2 MB event had to be held; the 42 MB document never was. */
+	assert_true(most > (size_t)2 << 20);
+	assert_true(most < (size_t)12 << 20);
+}
+
+static void the_cli_report_carries_the_trace_facts(void **state)
+{
+	const char *trace = tu_write("cli.json", selftest, (size_t)-1);
+	const char *out = tu_path("cli-out");
+	char *so, *se;
+	int rc = tu_run(&so, &se, NULL, "report", trace, "-o", out, NULL);
+	if (rc != 0)
+		fail_msg("cgmem report exited %d: %s", rc, se);
+	assert_non_null(strstr(so, "cuda:0: peak 1.27 KiB (1,300 B)"));
+	free(so);
+	free(se);
+	char path[600];
+	snprintf(path, sizeof path, "%s/summary.json", out);
+	cJSON *j = tu_json_file(path);
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "source", "positions", NULL)), "events");
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "source", "time_origin", NULL)), "0 us");
+	assert_true(cJSON_IsNull(tu_json_at(j, "source", "time_origin_unix_ns", NULL)));
+	assert_true(cJSON_IsFalse(tu_json_at(j, "source", "categories_known", NULL)));
+	assert_int_equal(tu_json_u64(j, "devices", "0", "baseline_bytes", NULL), 700);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "before_trace_bytes", NULL), 300);
+	cJSON_Delete(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_oracle_selftest_gives_the_oracles_figures),
+		cmocka_unit_test(threads_written_out_of_order_are_replayed_in_time_order),
+		cmocka_unit_test(string_tids_join_memory_to_the_operators_around_it),
+		cmocka_unit_test(overlapping_siblings_are_clipped_and_counted),
+		cmocka_unit_test(a_profiler_step_opened_inside_a_python_call_keeps_its_length),
+		cmocka_unit_test(phases_come_from_range_names),
+		cmocka_unit_test(relative_timestamps_keep_nanoseconds_and_base_time_comes_after),
+		cmocka_unit_test(integer_epoch_microseconds_are_absolute_time),
+		cmocka_unit_test(timestamps_at_the_ends_of_the_range_are_exact_or_refused),
+		cmocka_unit_test(devices_are_named_after_c10_device_types),
+		cmocka_unit_test(a_reused_address_pairs_with_its_latest_allocation),
+		cmocka_unit_test(total_reserved_becomes_allocator_checkpoints),
+		cmocka_unit_test(an_out_of_memory_event_is_kept_with_its_totals),
+		cmocka_unit_test(without_addr_live_bytes_are_a_running_sum_kept_above_zero),
+		cmocka_unit_test(a_trace_cut_inside_trace_events_is_analysed_up_to_the_cut),
+		cmocka_unit_test(a_gzip_file_cut_short_is_truncated_too),
+		cmocka_unit_test(a_bad_event_is_skipped_with_its_number),
+		cmocka_unit_test(a_malformed_document_names_file_and_byte_offset),
+		cmocka_unit_test(a_trace_without_memory_events_says_how_to_record_them),
+		cmocka_unit_test(totals_that_disagree_with_the_replay_are_reported),
+		cmocka_unit_test(parsing_memory_is_bounded_by_the_largest_event_not_the_file),
+		cmocka_unit_test(the_cli_report_carries_the_trace_facts),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tu_cleanup();
+	return rc;
+}

@@ -1,0 +1,28 @@
+#!/bin/sh
+# cgmem report on every sample under valgrind: 0 errors, 0 bytes definitely lost.
+# usage: valgrind_samples.sh CGMEM SAMPLES_DIR
+set -u
+cgmem=$1
+samples=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+count=0
+for trace in "$samples"/*.jsonl "$samples"/*.jsonl.gz "$samples"/external/*.json.gz "$samples"/external/*.raw.gz; do
+	[ -e "$trace" ] || continue
+	# valgrind runs ~50x slower: the larger PyTorch traces (same code paths as
+	# the small ones) are left to the sanitizer build.
+	[ "$(wc -c <"$trace")" -le 600000 ] || { echo "skip  $(basename "$trace") (large)"; continue; }
+	count=$((count + 1))
+	name=$(basename "$trace")
+	if valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+		"$cgmem" report "$trace" -o "$tmp/out-$count" -q >"$tmp/log" 2>&1; then
+		echo "ok    $name"
+	else
+		echo "FAIL  $name"
+		cat "$tmp/log"
+		status=1
+	fi
+done
+[ "$count" -gt 0 ] || { echo "no samples found in $samples"; exit 1; }
+exit $status
