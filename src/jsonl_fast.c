@@ -53,25 +53,6 @@ static inline void skip_ws(scan *s)
 		s->p++;
 }
 
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-
-static inline uint64_t zero_byte(uint64_t v)
-{
-	return (v - ONES) & ~v & HIGHS;
-}
-
-/* Does any of the eight bytes at p end a plain run? (Bit tricks from
- * "Bit Twiddling Hacks": a byte below 0x20, with the high bit, or equal to
- * '"', '\\' or DEL.) */
-static inline bool special8(const char *p)
-{
-	uint64_t w;
-	memcpy(&w, p, 8);
-	return ((w - ONES * 0x20) & ~w & HIGHS) | (w & HIGHS) | zero_byte(w ^ (ONES * '"')) |
-	       zero_byte(w ^ (ONES * '\\')) | zero_byte(w ^ (ONES * 0x7f));
-}
-
 #ifdef __SSE2__
 /* Sixteen bytes at a time while they fit before end: stops at the first
  * chunk holding a byte that is not plain (compared as signed, bytes from
@@ -92,9 +73,26 @@ static inline const char *skip_plain16(const char *p, const char *end)
 	return p;
 }
 #else
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+static inline uint64_t zero_byte(uint64_t v)
+{
+	return (v - ONES) & ~v & HIGHS;
+}
+
+/* Without SSE2, eight bytes at a time ("Bit Twiddling Hacks"): a byte below
+ * 0x20, with the high bit, or equal to '"', '\\' or DEL stops the run. */
 static inline const char *skip_plain16(const char *p, const char *end)
 {
-	(void)end;
+	while (end - p >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		if (((w - ONES * 0x20) & ~w & HIGHS) | (w & HIGHS) | zero_byte(w ^ (ONES * '"')) |
+		    zero_byte(w ^ (ONES * '\\')) | zero_byte(w ^ (ONES * 0x7f)))
+			break;
+		p += 8;
+	}
 	return p;
 }
 #endif
@@ -103,9 +101,9 @@ static inline const char *skip_plain16(const char *p, const char *end)
  * quote, and text and len give its bytes in the line. */
 static inline __attribute__((always_inline)) bool string_span(scan *s, const char **text, size_t *len)
 {
+	/* Whole chunks first; the bytes left (under 16, or the one that
+	 * stopped the chunks) one by one. */
 	const char *p = skip_plain16(s->p + 1, s->end);
-	while (s->end - p >= 8 && !special8(p))
-		p += 8;
 	while (p < s->end && plain((unsigned char)*p))
 		p++;
 	if (p >= s->end || *p != '"')
