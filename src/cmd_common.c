@@ -36,8 +36,8 @@ int cg_cmd_ingest_options(const cg_command *cmd, const cg_args *args, cg_ingest_
 	if (threads) {
 		char *end;
 		unsigned long n = strtoul(threads, &end, 10);
-		if (end == threads || *end || n == 0 || n > 256)
-			return cg_usage_error(cmd, "--threads: '%s' is not a number from 1 to 256", threads);
+		if (end == threads || *end || n == 0 || n > 64)
+			return cg_usage_error(cmd, "--threads: '%s' is not a number from 1 to 64", threads);
 		o->threads = (unsigned)n;
 	}
 	const char *parser = cg_args_get(cmd, args, "parser");

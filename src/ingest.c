@@ -144,8 +144,10 @@ static unsigned thread_count(const cg_ingest_options *o)
 {
 	if (o->threads)
 		return o->threads;
+	/* Beyond a few parse threads the merging thread sets the pace, and each
+	 * thread keeps two 4 MiB blocks in flight. */
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
+	return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
 }
 
 static int read_serially(ingest *in, cg_reader *r, cg_error *err)

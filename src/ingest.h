@@ -31,7 +31,7 @@ typedef struct cg_ingest_options {
 	FILE *progress;		 /* where to draw progress, or NULL */
 	size_t max_line_bytes;	 /* longer lines are bad lines */
 	size_t max_string_bytes; /* interned string memory; exceeding it is fatal */
-	unsigned threads;	 /* parse threads; 0: one per core; 1: no threads at all */
+	unsigned threads;	 /* parse threads; 0: one per core (at most 8); 1: no threads at all */
 	size_t block_bytes;	 /* lines are read and parsed in blocks this big; 0: 4 MiB */
 	bool cjson_only;	 /* skip the fast scanner: every line through cJSON */
 } cg_ingest_options;
