@@ -7,7 +7,7 @@
  * "Total Allocated" is: the peak is the largest of those values. */
 static void device_peak(const cg_timeline *tl, const cg_device *dev, cg_peak_device *out)
 {
-	uint64_t live = dev->preexisting_bytes + dev->baseline_bytes; /* checked by finalize */
+	uint64_t live = cg_device_initial_live(dev);
 	uint32_t count = dev->preexisting_count;
 	out->initial_bytes = live;
 	out->peak_bytes = live;
@@ -17,14 +17,14 @@ static void device_peak(const cg_timeline *tl, const cg_device *dev, cg_peak_dev
 	if (dev->mem_count) {
 		out->first_t_ns = tl->mem[dev->mem_first].t_ns;
 		out->last_t_ns = tl->mem[dev->mem_first + dev->mem_count - 1].t_ns;
-		out->peak_t_ns = out->first_t_ns;
 	}
+	/* Memory live before the first record was there from the trace's start. */
+	out->peak_t_ns = tl->first_t_ns;
 	for (uint32_t k = 0; k < dev->mem_count; k++) {
 		uint32_t i = dev->mem_first + k;
 		const cg_mem *m = &tl->mem[i];
 		uint64_t before = live;
-		live += cg_mem_added(m);
-		live -= cg_timeline_mem_removed(tl, i);
+		live = cg_timeline_live_after(tl, i, live);
 		if (m->action == CG_ALLOC) {
 			out->allocations++;
 			if (!cg_add_u64(out->bytes_allocated, m->bytes, &out->bytes_allocated))

@@ -34,7 +34,7 @@ static void apply(const cg_timeline *tl, uint32_t i, column *st)
 	st->total -= rem;
 	st->by_cat[m->category] += add;
 	if (rem) {
-		uint32_t r = m->action == CG_ALLOC ? cg_timeline_replaced(tl, i) : CG_NONE;
+		uint32_t r = m->action == CG_ALLOC ? cg_timeline_mem_replaced(tl, i) : CG_NONE;
 		st->by_cat[r == CG_NONE ? m->category : tl->mem[r].category] -= rem;
 	}
 }
@@ -52,13 +52,8 @@ static size_t column_of(uint64_t t, uint64_t t_end, size_t ncols)
 static void gather(timeline_data *td, const cg_timeline *tl, const cg_device *dev, const cg_peak_device *p)
 {
 	column st = {0};
-	st.total = dev->preexisting_bytes + dev->baseline_bytes;
-	st.by_cat[CG_CAT_BASELINE] = dev->baseline_bytes;
-	for (uint32_t k = 0; k < dev->mem_count; k++) {
-		const cg_mem *m = &tl->mem[dev->mem_first + k];
-		if (m->flags & CG_MEM_PREEXISTING)
-			st.by_cat[m->category] += m->bytes;
-	}
+	st.total = cg_device_initial_live(dev);
+	memcpy(st.by_cat, dev->initial_by_cat, sizeof st.by_cat);
 	if (p->peak_index == CG_NONE)
 		td->at_peak = st;
 	size_t cur = 0;

@@ -380,23 +380,17 @@ static void apply(const cg_timeline *tl, uint32_t i, live_state *st)
 	st->total -= rem;
 	st->by_cat[m->category] += add;
 	if (rem) {
-		uint32_t r = m->action == CG_ALLOC ? cg_timeline_replaced(tl, i) : CG_NONE;
+		uint32_t r = m->action == CG_ALLOC ? cg_timeline_mem_replaced(tl, i) : CG_NONE;
 		st->by_cat[r == CG_NONE ? m->category : tl->mem[r].category] -= rem;
 	}
 }
 
 /* Initial bytes: allocated before the trace (frees without allocation, in
  * their own category) and before profiling (the baseline). */
-static void initial_state(const cg_timeline *tl, const cg_device *dev, live_state *st)
+static void initial_state(const cg_device *dev, live_state *st)
 {
-	memset(st, 0, sizeof *st);
-	st->total = dev->preexisting_bytes + dev->baseline_bytes;
-	st->by_cat[CG_CAT_BASELINE] = dev->baseline_bytes;
-	for (uint32_t k = 0; k < dev->mem_count; k++) {
-		const cg_mem *m = &tl->mem[dev->mem_first + k];
-		if (m->flags & CG_MEM_PREEXISTING)
-			st->by_cat[m->category] += m->bytes;
-	}
+	st->total = cg_device_initial_live(dev);
+	memcpy(st->by_cat, dev->initial_by_cat, sizeof st->by_cat);
 }
 
 /* One bucket of the envelope: its lowest, highest and last states. */
@@ -436,7 +430,7 @@ static void write_device_memory(writer *w, const cg_analysis *a, uint32_t d, siz
 	int pid = DEVICE_PID(d);
 	bool categories = tl->source.categories_known;
 	live_state st;
-	initial_state(tl, dev, &st);
+	initial_state(dev, &st);
 	if (!dev->mem_count)
 		return;
 	if (st.total)

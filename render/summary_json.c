@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "jsonw.h"
+#include "summary_device.h"
 
 static void write_source(cg_jw *w, const cg_timeline *tl)
 {
@@ -107,6 +108,71 @@ static void write_anomalies(cg_jw *w, const cg_timeline *tl)
 	cg_jw_end(w);
 }
 
+static void write_steps(cg_jw *w, const cg_analysis *a)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_steps_result *st = a->steps;
+	cg_jw_key(w, "steps");
+	cg_jw_object(w);
+	cg_jw_kv_bool(w, "detected", st->nsteps > 0);
+	cg_jw_key(w, "label");
+	if (st->label)
+		cg_jw_string(w, st->label);
+	else
+		cg_jw_null(w);
+	cg_jw_kv_u64(w, "count", st->nsteps);
+	cg_jw_key(w, "list");
+	cg_jw_array(w);
+	for (uint32_t k = 0; k < st->nsteps; k++) {
+		const cg_span *sp = &tl->spans[st->steps[k].span];
+		cg_jw_object(w);
+		cg_jw_kv_u64(w, "index", k);
+		cg_jw_key(w, "name");
+		cg_jw_string_n(w, cg_timeline_str(tl, sp->name), cg_strtab_len(tl->strings, sp->name));
+		cg_jw_key(w, "span_id");
+		cg_jw_string_n(w, cg_timeline_str(tl, sp->id), cg_strtab_len(tl->strings, sp->id));
+		cg_jw_kv_u64(w, "start_ns", st->steps[k].start_ns);
+		cg_jw_kv_u64(w, "end_ns", st->steps[k].end_ns);
+		cg_jw_kv_bool(w, "ended", (sp->flags & CG_SPAN_ENDED) != 0);
+		cg_jw_end(w);
+	}
+	cg_jw_end(w);
+	cg_jw_end(w);
+}
+
+static void write_gradients(cg_jw *w, const cg_analysis *a)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_gradients_result *g = a->gradients;
+	cg_jw_key(w, "gradients");
+	cg_jw_object(w);
+	cg_jw_kv_u64(w, "records", g->records);
+	cg_jw_kv_u64(w, "parameters", g->parameters);
+	cg_jw_key(w, "by_state");
+	cg_jw_object(w);
+	for (int k = 0; k < CG_GRAD_STATE_COUNT; k++)
+		cg_jw_kv_u64(w, cg_grad_state_name((cg_grad_state)k), g->by_state[k]);
+	cg_jw_end(w);
+	cg_jw_kv_u64(w, "non_finite_norms", g->non_finite_norms);
+	cg_jw_key(w, "problems");
+	cg_jw_array(w);
+	for (size_t i = 0; i < g->nproblems; i++) {
+		const cg_gradient_problem *p = &g->problems[i];
+		cg_jw_object(w);
+		cg_jw_key(w, "root");
+		cg_jw_string_n(w, cg_timeline_str(tl, p->root), cg_strtab_len(tl->strings, p->root));
+		cg_jw_key(w, "key");
+		cg_jw_string_n(w, cg_timeline_str(tl, p->key), cg_strtab_len(tl->strings, p->key));
+		cg_jw_kv_u64(w, "missing", p->missing);
+		cg_jw_kv_u64(w, "non_finite", p->non_finite);
+		cg_jw_kv_u64(w, "records", p->records);
+		cg_jw_kv_u64(w, "first_line", p->first_line);
+		cg_jw_end(w);
+	}
+	cg_jw_end(w);
+	cg_jw_end(w);
+}
+
 static void write_devices(cg_jw *w, const cg_analysis *a)
 {
 	const cg_timeline *tl = a->tl;
@@ -140,6 +206,12 @@ static void write_devices(cg_jw *w, const cg_analysis *a)
 			cg_jw_null(w);
 		cg_jw_kv_u64(w, "reached_times", p->reached_times);
 		cg_jw_kv_u64(w, "live_allocations", p->live_at_peak);
+		cg_jw_key(w, "allocation");
+		if (p->peak_index != CG_NONE)
+			cg_summary_json_alloc(w, tl, p->peak_index, tl->mem[p->peak_index].pair,
+					      tl->mem[p->peak_index].bytes);
+		else
+			cg_jw_null(w);
 		cg_jw_end(w);
 		cg_jw_kv_u64(w, "live_bytes_at_end", p->live_at_end);
 		cg_jw_kv_u64(w, "live_allocations_at_end", p->live_count_at_end);
@@ -153,6 +225,7 @@ static void write_devices(cg_jw *w, const cg_analysis *a)
 			cg_jw_u64(w, p->last_t_ns);
 		else
 			cg_jw_null(w);
+		cg_summary_json_device_sections(w, a, d);
 		cg_jw_end(w);
 	}
 	cg_jw_end(w);
@@ -167,7 +240,13 @@ void cg_summary_json_write(cg_sink *out, const cg_analysis *a, bool pretty)
 	cg_jw_kv_string(&w, "cgmem_version", CGMEM_VERSION);
 	write_source(&w, a->tl);
 	write_run(&w, a->tl);
+	cg_jw_key(&w, "options");
+	cg_jw_object(&w);
+	cg_jw_kv_u64(&w, "top", a->options.top_n);
+	cg_jw_end(&w);
 	write_anomalies(&w, a->tl);
+	write_steps(&w, a);
+	write_gradients(&w, a);
 	write_devices(&w, a);
 	cg_jw_end(&w);
 }

@@ -7,6 +7,7 @@
 
 static const cg_command *const commands[] = {
 	&cg_cmd_report,
+	&cg_cmd_summary,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -62,5 +62,6 @@ int cg_cli_main(int argc, char **argv);
 
 /* Commands */
 extern const cg_command cg_cmd_report;
+extern const cg_command cg_cmd_summary;
 
 #endif

@@ -67,6 +67,23 @@ static void print_stats(const cg_timeline *tl, double seconds)
 		tl->nmem, cg_strtab_count(tl->strings), strings, reserved, peak_rss());
 }
 
+int cg_cmd_top_option(const cg_command *cmd, const cg_args *args, unsigned *top)
+{
+	const char *v = cg_args_get(cmd, args, "top");
+	*top = 20;
+	if (!v)
+		return 0;
+	uint64_t n;
+	/* plain digits only: "20", not "20k" */
+	bool digits = *v != '\0';
+	for (const char *p = v; *p; p++)
+		digits &= *p >= '0' && *p <= '9';
+	if (!digits || cg_parse_size(v, &n) < 0 || n == 0 || n > 100000)
+		return cg_usage_error(cmd, "--top: '%s' is not a number from 1 to 100000", v);
+	*top = (unsigned)n;
+	return 0;
+}
+
 int cg_cmd_ingest(const cg_command *cmd, const char *path, const cg_ingest_options *o, bool quiet,
 		  cg_timeline **out)
 {

@@ -22,6 +22,11 @@
  * CG_EXIT_USAGE on a bad value, else 0. */
 int cg_cmd_ingest_options(const cg_command *cmd, const cg_args *args, cg_ingest_options *o);
 
+/* The --top N option of commands that list allocations (default 20):
+ * fills *top, or prints a usage error and returns CG_EXIT_USAGE. */
+#define CG_TOP_OPT {"top", 'n', "N", "list the N largest allocations, leak groups, ... (default 20)"}
+int cg_cmd_top_option(const cg_command *cmd, const cg_args *args, unsigned *top);
+
 /* Reads path, printing diagnostics to stderr (unless quiet). Returns 0 or
  * the exit status to stop with. */
 int cg_cmd_ingest(const cg_command *cmd, const char *path, const cg_ingest_options *o, bool quiet,

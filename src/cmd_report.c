@@ -20,6 +20,7 @@ static const cg_opt report_opts[] = {
 	{"no-trace", 0, NULL, "do not write the Chrome trace"},
 	{"no-html", 0, NULL, "do not write report.html"},
 	{"trace-full", 0, NULL, "every memory record in the Chrome trace (default: ~1M samples)"},
+	CG_TOP_OPT,
 	CG_INGEST_OPTS,
 	CG_OPT_END,
 };
@@ -93,7 +94,10 @@ static void print_figures(const cg_analysis *a, const char *dir)
 	}
 	if (tl->source.truncated)
 		printf("note: %s\n", tl->source.truncation_note);
-	printf("report written to %s/\n", dir);
+	for (uint32_t d = 0; a->end && d < a->end->ndevices; d++)
+		if (a->end->devices[d].verdict)
+			printf("%s: %s\n", cg_timeline_str(tl, tl->devices[d].name), a->end->devices[d].verdict);
+	printf("report written to %s/ (report.html, report.md, summary.json)\n", dir);
 }
 
 static int run_report(const cg_command *cmd, const cg_args *args)
@@ -105,7 +109,10 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 		return cg_usage_error(cmd, "no output folder given (-o DIR)");
 	bool quiet = cg_args_flag(cmd, args, "quiet");
 	cg_ingest_options io;
+	cg_analysis_options ao = CG_ANALYSIS_OPTIONS_INIT;
 	int status = cg_cmd_ingest_options(cmd, args, &io);
+	if (status == 0)
+		status = cg_cmd_top_option(cmd, args, &ao.top_n);
 	if (status)
 		return status;
 	report_options ro;
@@ -122,7 +129,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 	cg_error err = CG_ERROR_INIT;
 	cg_analysis *a = NULL;
 	cg_outdir *od = NULL;
-	int rc = cg_analysis_run(&a, tl, NULL, &err);
+	int rc = cg_analysis_run(&a, tl, &ao, &err);
 	if (rc == 0)
 		rc = cg_outdir_begin(&od, dir, cg_args_flag(cmd, args, "force"), &err);
 	if (rc == 0) {

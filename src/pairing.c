@@ -237,11 +237,22 @@ static const char *source_name(const cg_timeline *tl)
 static int sum_live(cg_timeline *tl, cg_device *dev, cg_error *err)
 {
 	uint64_t pre = 0, live;
-	for (uint32_t k = 0; k < dev->mem_count; k++) {
-		const cg_mem *m = &tl->mem[dev->mem_first + k];
-		if (m->flags & CG_MEM_PREEXISTING && !cg_add_u64(pre, m->bytes, &pre))
-			goto overflow_start;
+	/* Paired, what is live from the start are the frees that match no
+	 * allocation; unpaired, unpaired_device has filled initial_by_cat. */
+	if (tl->source.pairing_known) {
+		memset(dev->initial_by_cat, 0, sizeof dev->initial_by_cat);
+		for (uint32_t k = 0; k < dev->mem_count; k++) {
+			const cg_mem *m = &tl->mem[dev->mem_first + k];
+			if (m->flags & CG_MEM_PREEXISTING &&
+			    !cg_add_u64(dev->initial_by_cat[m->category], m->bytes, &dev->initial_by_cat[m->category]))
+				goto overflow_start;
+		}
 	}
+	dev->initial_by_cat[CG_CAT_BASELINE] = 0;
+	for (int c = 0; c < CG_CAT_COUNT; c++)
+		if (!cg_add_u64(pre, dev->initial_by_cat[c], &pre))
+			goto overflow_start;
+	dev->initial_by_cat[CG_CAT_BASELINE] = dev->baseline_bytes;
 	dev->preexisting_bytes = pre;
 	if (!cg_add_u64(pre, dev->baseline_bytes, &live))
 		goto overflow_start;
@@ -280,25 +291,28 @@ overflow_start:
  * and the deepest deficit in count its allocations live from the start. */
 static int unpaired_device(cg_timeline *tl, cg_device *dev, size_t first, size_t end, cg_error *err)
 {
-	uint64_t live = 0, deficit = 0, count = 0, count_deficit = 0;
+	/* Per category: the running sum and how far below zero it would go. */
+	uint64_t sum[CG_CAT_COUNT] = {0}, deficit[CG_CAT_COUNT] = {0};
+	uint64_t count = 0, count_deficit = 0;
 	for (size_t k = first; k < end; k++) {
 		cg_mem *m = &tl->mem[k];
 		m->pair = CG_NONE;
+		uint64_t *s = &sum[m->category];
 		if (m->action == CG_ALLOC) {
-			if (!cg_add_u64(live, m->bytes, &live))
+			if (!cg_add_u64(*s, m->bytes, s))
 				return cg_error_set(err, CG_EINPUT, "%s:%u: live bytes on %s exceed 2^64 - 1 bytes",
 						    source_name(tl), m->line, cg_timeline_str(tl, dev->name));
 			count++;
 		} else {
-			if (m->bytes > live) {
-				if (!cg_add_u64(deficit, m->bytes - live, &deficit))
+			if (m->bytes > *s) {
+				if (!cg_add_u64(deficit[m->category], m->bytes - *s, &deficit[m->category]))
 					return cg_error_set(err, CG_EINPUT,
 							    "%s:%u: bytes freed on %s exceed 2^64 - 1 bytes",
 							    source_name(tl), m->line,
 							    cg_timeline_str(tl, dev->name));
-				live = 0;
+				*s = 0;
 			} else {
-				live -= m->bytes;
+				*s -= m->bytes;
 			}
 			if (count == 0)
 				count_deficit++;
@@ -306,13 +320,18 @@ static int unpaired_device(cg_timeline *tl, cg_device *dev, size_t first, size_t
 				count--;
 		}
 	}
-	if (deficit > dev->baseline_bytes) {
-		dev->baseline_bytes = deficit;
+	uint64_t total = 0;
+	for (int c = 0; c < CG_CAT_COUNT; c++) {
+		dev->initial_by_cat[c] = deficit[c];
+		if (!cg_add_u64(total, deficit[c], &total))
+			return cg_error_set(err, CG_EINPUT, "%s: bytes freed on %s exceed 2^64 - 1 bytes",
+					    source_name(tl), cg_timeline_str(tl, dev->name));
+	}
+	if (total)
 		cg_diag_add(tl, CG_DIAG_WARNING, 0,
 			    "%s: frees outrun allocations by up to %" PRIu64 " B: memory allocated before the trace "
 			    "began, counted as live from the start (frees cannot be paired in this trace)",
-			    cg_timeline_str(tl, dev->name), deficit);
-	}
+			    cg_timeline_str(tl, dev->name), total);
 	dev->preexisting_count = count_deficit > UINT32_MAX ? UINT32_MAX : (uint32_t)count_deficit;
 	return 0;
 }

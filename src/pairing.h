@@ -4,8 +4,8 @@
  * When the trace cannot pair frees (source.pairing_known is false: PyTorch
  * profiler traces without addresses, the raw memory timeline), no free is
  * matched: each removes its own bytes and keeps its own category, live bytes
- * are the running sum, and a device's baseline is raised so that they never
- * go below zero (a warning says so). */
+ * are the running sum, and what each category's sum would go below zero is
+ * counted as allocated before the trace, live from the start (a warning says so). */
 #ifndef CG_PAIRING_H
 #define CG_PAIRING_H
 

@@ -64,8 +64,9 @@ uint64_t cg_hash_bytes(const void *data, size_t n)
 		memcpy(tail, p, n);
 		a = read64(tail);
 	}
-	/* h, not h ^ k0: that would leave short keys multiplied by their length
-	 * alone, and their low bits (the slot) depending on their first bytes only. */
+	/* h still holds k0: cancelling it (b ^ h ^ k0) left a multiplier as
+	 * small as the length, and the low bits of a short key's hash then
+	 * depended on its first four bytes only */
 	return mix(a ^ k1, b ^ h);
 }
 

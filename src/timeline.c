@@ -360,9 +360,10 @@ int cg_timeline_set_baseline(cg_timeline *tl, uint16_t device, uint64_t bytes, c
 	return cg_pairing_set_baseline(tl, device, bytes, err);
 }
 
-uint32_t cg_timeline_replaced(const cg_timeline *tl, uint32_t i)
+uint32_t cg_timeline_mem_replaced(const cg_timeline *tl, uint32_t i)
 {
-	if (tl->mem[i].action != CG_ALLOC || !(tl->mem[i].flags & CG_MEM_REPLACES))
+	const cg_mem *m = &tl->mem[i];
+	if (m->action != CG_ALLOC || !(m->flags & CG_MEM_REPLACES))
 		return CG_NONE;
 	size_t lo = 0, hi = tl->nreplacements;
 	while (lo < hi) {
@@ -382,7 +383,7 @@ uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i)
 	const cg_mem *m = &tl->mem[i];
 	if (m->action == CG_FREE)
 		return m->bytes;
-	uint32_t r = cg_timeline_replaced(tl, i);
+	uint32_t r = cg_timeline_mem_replaced(tl, i);
 	return r == CG_NONE ? 0 : tl->mem[r].bytes;
 }
 

@@ -169,15 +169,19 @@ typedef struct cg_device {
 	uint32_t mem_first;
 	uint32_t mem_count;
 	uint32_t devmem_count;
-	uint64_t preexisting_bytes; /* freed in the trace, allocated before it began */
-	/* Those frees; when frees cannot be paired (source.pairing_known
-	 * false), the most frees ever outnumbering allocations instead. */
+	/* Allocated before the trace began and freed in it, live from the
+	 * start: the frees that match no allocation; when frees cannot be
+	 * paired (source.pairing_known false), per category the deepest point
+	 * its running sum of bytes would otherwise go below zero. */
+	uint64_t preexisting_bytes;
+	/* Those frees; unpaired, the most frees ever outnumbering allocations. */
 	uint32_t preexisting_count;
 	/* Allocated before profiling and live from the start (category
 	 * CG_CAT_BASELINE): known from allocator totals (PyTorch's "Total
-	 * Allocated"), or, when frees cannot be paired, the deepest point the
-	 * running sum of bytes would otherwise go below zero. */
+	 * Allocated"). */
 	uint64_t baseline_bytes;
+	/* Live bytes before the first record, by category: the two above. */
+	uint64_t initial_by_cat[CG_CAT_COUNT];
 	uint64_t live_at_end;
 	uint32_t live_count_at_end;
 } cg_device;
@@ -391,9 +395,22 @@ static inline uint64_t cg_mem_added(const cg_mem *m)
 	return m->action == CG_ALLOC ? m->bytes : 0;
 }
 uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i);
-/* For an alloc flagged CG_MEM_REPLACES, the index of the allocation it
- * ended (whose bytes and category it removes); CG_NONE otherwise. */
-uint32_t cg_timeline_replaced(const cg_timeline *tl, uint32_t i);
+/* For an alloc flagged CG_MEM_REPLACES: the index of the allocation it
+ * ended (whose category its removed bytes belong to); CG_NONE otherwise. */
+uint32_t cg_timeline_mem_replaced(const cg_timeline *tl, uint32_t i);
+
+/* Live bytes of a device before its first record: allocated before the
+ * trace (freed in it) and before profiling. Fits: finalize checks it. */
+static inline uint64_t cg_device_initial_live(const cg_device *dev)
+{
+	return dev->preexisting_bytes + dev->baseline_bytes;
+}
+/* Live bytes after record i, given live bytes before it (finalize checked
+ * that every such sum fits). */
+static inline uint64_t cg_timeline_live_after(const cg_timeline *tl, uint32_t i, uint64_t live)
+{
+	return live + cg_mem_added(&tl->mem[i]) - cg_timeline_mem_removed(tl, i);
+}
 
 /* The span path of span index s, names joined by '/': "run/train_step#0/forward".
  * Writes into buf (truncated to size) and returns buf. */

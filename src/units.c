@@ -1,6 +1,7 @@
 #include "units.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,55 @@ char *cg_fmt_percent(char *buf, size_t size, double fraction)
 		snprintf(buf, size, "<0.1 %%");
 	else
 		snprintf(buf, size, "%.1f %%", pct);
+	return buf;
+}
+
+char *cg_fmt_bytes_signed(char *buf, size_t size, int64_t delta)
+{
+	char b[32];
+	uint64_t mag = delta < 0 ? (uint64_t)0 - (uint64_t)delta : (uint64_t)delta;
+	snprintf(buf, size, "%s%s", delta > 0 ? "+" : delta < 0 ? "-" : "", cg_fmt_bytes(b, sizeof b, mag));
+	return buf;
+}
+
+static bool continuation(char c)
+{
+	return ((unsigned char)c & 0xc0) == 0x80;
+}
+
+size_t cg_text_width(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += !continuation(*s);
+	return n;
+}
+
+/* Byte offset where the first `cols` characters of s end. */
+static size_t head_bytes(const char *s, size_t cols)
+{
+	size_t i = 0;
+	for (size_t c = 0; s[i] && c < cols; c++)
+		for (i++; s[i] && continuation(s[i]); i++)
+			;
+	return i;
+}
+
+char *cg_fmt_fit(char *buf, size_t size, const char *s, size_t width)
+{
+	if (size == 0)
+		return buf;
+	size_t w = cg_text_width(s);
+	if (w <= width || width == 0) {
+		snprintf(buf, size, "%s", w <= width ? s : "");
+		return buf;
+	}
+	/* keep (width - 1) characters around one "…": the end a little longer,
+	 * as the last names of a path say the most */
+	size_t keep = width - 1, front = keep / 2, back = keep - front;
+	size_t fb = head_bytes(s, front);
+	const char *tail = s + head_bytes(s, w - back);
+	snprintf(buf, size, "%.*s\xe2\x80\xa6%s", (int)fb, s, tail);
 	return buf;
 }
 

@@ -16,6 +16,17 @@ char *cg_fmt_time(char *buf, size_t size, uint64_t ns);
 /* "39.5 %", "<0.1 %" */
 char *cg_fmt_percent(char *buf, size_t size, double fraction);
 
+/* A change of bytes with its sign: "+519.0 KiB", "-2.00 MiB", "0 B". */
+char *cg_fmt_bytes_signed(char *buf, size_t size, int64_t delta);
+
+/* Columns that UTF-8 text s takes on a terminal: one per code point
+ * (cgmem's own text has no wide characters; names are counted the same). */
+size_t cg_text_width(const char *s);
+/* Copies s into buf, cut in the middle with "…" when it is wider than
+ * width columns, so both ends of a span path stay readable. Cuts only
+ * between characters. Returns buf. */
+char *cg_fmt_fit(char *buf, size_t size, const char *s, size_t width);
+
 /* Parses "12GiB", "500MB", "1.5G", "4096", "64k". Decimal suffixes (kB, MB,
  * GB, TB) are powers of 1000, binary ones (KiB, ... and the bare K, M, G, T)
  * powers of 1024. Returns 0, or -1 when s is not a size or overflows. */

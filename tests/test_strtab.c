@@ -97,9 +97,31 @@ static void limit_is_reported_not_exceeded(void **state)
 	cg_strtab_free(t);
 }
 
+/* Trace ids are short and sequential ("s890000", "s890001", ...): their
+ * hashes must still spread over the table, or every lookup walks one long
+ * cluster. 1024 keys into 1024 buckets fill about 1 - 1/e of them. */
+static void short_sequential_ids_spread_over_the_buckets(void **state)
+{
+	const char *forms[] = {"s%d", "t%d", "a7fe%d#0", "s%dx"};
+	for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+		bool used[1024] = {false};
+		unsigned buckets = 0;
+		for (int i = 0; i < 1024; i++) {
+			char key[32];
+			int n = snprintf(key, sizeof key, forms[f], 890000 + i);
+			uint32_t b = (uint32_t)cg_hash_bytes(key, (size_t)n) & 1023;
+			buckets += !used[b];
+			used[b] = true;
+		}
+		if (buckets < 550)
+			fail_msg("\"%s\" keys fill only %u of 1024 buckets", forms[f], buckets);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(short_sequential_ids_spread_over_the_buckets),
 		cmocka_unit_test(same_string_gets_same_id),
 		cmocka_unit_test(empty_string_is_id_zero),
 		cmocka_unit_test(short_keys_spread_over_the_low_bits_of_the_hash),

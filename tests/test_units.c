@@ -69,6 +69,31 @@ static void sizes_parse_binary_and_decimal_suffixes(void **state)
 	assert_int_equal(cg_parse_size("18446744073709551616", &v), -1);
 }
 
+static void signed_bytes_say_their_sign(void **state)
+{
+	char b[32];
+	assert_string_equal(cg_fmt_bytes_signed(b, sizeof b, 531468), "+519.0 KiB");
+	assert_string_equal(cg_fmt_bytes_signed(b, sizeof b, -2097152), "-2.00 MiB");
+	assert_string_equal(cg_fmt_bytes_signed(b, sizeof b, 0), "0 B");
+	assert_string_equal(cg_fmt_bytes_signed(b, sizeof b, INT64_MIN), "-8.00 EiB");
+}
+
+static void text_is_cut_in_the_middle_between_characters(void **state)
+{
+	char b[64];
+	assert_int_equal(cg_text_width("abc"), 3);
+	assert_int_equal(cg_text_width("850 \xc2\xb5s"), 6);
+	assert_int_equal(cg_text_width(""), 0);
+	assert_string_equal(cg_fmt_fit(b, sizeof b, "short", 10), "short");
+	assert_string_equal(cg_fmt_fit(b, sizeof b, "abcdefghij", 10), "abcdefghij");
+	/* 9 characters kept around the ellipsis: 4 before, 5 after */
+	assert_string_equal(cg_fmt_fit(b, sizeof b, "run/train_step#0/forward", 10), "run/\xe2\x80\xa6rward");
+	/* multi-byte characters are never split */
+	assert_string_equal(cg_fmt_fit(b, sizeof b, "\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5", 4),
+			    "\xc2\xb5\xe2\x80\xa6\xc2\xb5\xc2\xb5");
+	assert_int_equal(cg_text_width(cg_fmt_fit(b, sizeof b, "abcdefghijklmnop", 7)), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -77,6 +102,8 @@ int main(void)
 		cmocka_unit_test(times_pick_their_unit),
 		cmocka_unit_test(percents_say_when_tiny),
 		cmocka_unit_test(sizes_parse_binary_and_decimal_suffixes),
+		cmocka_unit_test(signed_bytes_say_their_sign),
+		cmocka_unit_test(text_is_cut_in_the_middle_between_characters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

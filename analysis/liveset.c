@@ -1,0 +1,132 @@
+#include "liveset.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+cg_category cg_live_alloc_category(const cg_timeline *tl, const cg_live_alloc *a)
+{
+	uint32_t i = a->alloc != CG_NONE ? a->alloc : a->end;
+	return i == CG_NONE ? CG_CAT_UNKNOWN : (cg_category)tl->mem[i].category;
+}
+
+cg_phase cg_live_alloc_phase(const cg_timeline *tl, const cg_live_alloc *a)
+{
+	return a->alloc == CG_NONE ? CG_PHASE_NONE : cg_timeline_mem_phase(tl, &tl->mem[a->alloc]);
+}
+
+/* Largest first; among equals the earliest allocation (before the trace
+ * counts as earliest), so the order does not depend on the sort. */
+static int cmp_live(const void *pa, const void *pb)
+{
+	const cg_live_alloc *a = pa, *b = pb;
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	uint64_t ka = a->alloc == CG_NONE ? 0 : (uint64_t)a->alloc + 1;
+	uint64_t kb = b->alloc == CG_NONE ? 0 : (uint64_t)b->alloc + 1;
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	uint64_t ea = a->end == CG_NONE ? UINT64_MAX : a->end, eb = b->end == CG_NONE ? UINT64_MAX : b->end;
+	return ea < eb ? -1 : ea > eb;
+}
+
+/* Running sums per category up to the moment: right with or without pairing. */
+static void sum_categories(const cg_timeline *tl, const cg_device *dev, uint32_t last, cg_liveset_device *out)
+{
+	memcpy(out->by_category, dev->initial_by_cat, sizeof out->by_category);
+	for (uint32_t k = 0; k < dev->mem_count; k++) {
+		const cg_mem *m = &tl->mem[dev->mem_first + k];
+		if (m->flags & CG_MEM_PREEXISTING)
+			out->count_by_category[m->category]++;
+	}
+	for (uint32_t k = 0; k < last; k++) {
+		uint32_t i = dev->mem_first + k;
+		const cg_mem *m = &tl->mem[i];
+		if (m->action == CG_ALLOC) {
+			out->by_category[m->category] += m->bytes;
+			out->count_by_category[m->category]++;
+			uint32_t r = cg_timeline_mem_replaced(tl, i);
+			if (r != CG_NONE) {
+				assert(out->by_category[tl->mem[r].category] >= tl->mem[r].bytes);
+				out->by_category[tl->mem[r].category] -= tl->mem[r].bytes;
+				out->count_by_category[tl->mem[r].category]--;
+			}
+		} else if (!(m->flags & CG_MEM_DOUBLE_FREE)) {
+			/* A paired free carries its allocation's category. */
+			assert(out->by_category[m->category] >= m->bytes);
+			out->by_category[m->category] -= m->bytes;
+			out->count_by_category[m->category]--;
+		}
+	}
+	for (int c = 0; c < CG_CAT_COUNT; c++) {
+		out->bytes += out->by_category[c];
+		out->count += out->count_by_category[c];
+	}
+}
+
+static void add_listed(const cg_timeline *tl, cg_liveset_device *out, size_t *cap, cg_live_alloc a)
+{
+	CG_GROW(out->allocs, *cap, out->nallocs + 1);
+	out->allocs[out->nallocs++] = a;
+	cg_phase p = cg_live_alloc_phase(tl, &a);
+	cg_category c = cg_live_alloc_category(tl, &a);
+	out->by_phase[p] += a.bytes;
+	out->by_phase_category[p][c] += a.bytes;
+}
+
+/* The allocations themselves: made up to the moment and ended after it,
+ * plus those from before the trace that are freed after it. */
+static void list_allocs(const cg_timeline *tl, const cg_device *dev, uint32_t last, cg_liveset_device *out)
+{
+	size_t cap = 0;
+	out->listed = true;
+	out->by_phase[CG_PHASE_NONE] = dev->baseline_bytes;
+	out->by_phase_category[CG_PHASE_NONE][CG_CAT_BASELINE] = dev->baseline_bytes;
+	uint32_t moment = last == 0 ? 0 : dev->mem_first + last - 1;
+	for (uint32_t k = 0; k < dev->mem_count; k++) {
+		uint32_t i = dev->mem_first + k;
+		const cg_mem *m = &tl->mem[i];
+		if (k < last && m->action == CG_ALLOC && (m->pair == CG_NONE || m->pair > moment))
+			add_listed(tl, out, &cap, (cg_live_alloc){i, m->pair, m->bytes});
+		else if (k >= last && (m->flags & CG_MEM_PREEXISTING))
+			add_listed(tl, out, &cap, (cg_live_alloc){CG_NONE, i, m->bytes});
+	}
+	if (out->nallocs > 1)
+		qsort(out->allocs, out->nallocs, sizeof *out->allocs, cmp_live);
+}
+
+int cg_liveset_run(cg_liveset_result **out, const cg_timeline *tl, const uint32_t *after, cg_error *err)
+{
+	(void)err;
+	cg_liveset_result *r = cg_calloc(1, sizeof *r);
+	r->ndevices = tl->ndevices;
+	r->devices = cg_calloc(tl->ndevices ? tl->ndevices : 1, sizeof *r->devices);
+	for (uint32_t d = 0; d < tl->ndevices; d++) {
+		const cg_device *dev = &tl->devices[d];
+		cg_liveset_device *o = &r->devices[d];
+		o->after = after[d];
+		/* last: how many of the device's records come at or before the moment */
+		uint32_t last = 0;
+		if (after[d] != CG_NONE && after[d] >= dev->mem_first && after[d] - dev->mem_first < dev->mem_count)
+			last = after[d] - dev->mem_first + 1;
+		else
+			o->after = CG_NONE;
+		sum_categories(tl, dev, last, o);
+		if (tl->source.pairing_known)
+			list_allocs(tl, dev, last, o);
+	}
+	*out = r;
+	return 0;
+}
+
+void cg_liveset_free(cg_liveset_result *r)
+{
+	if (!r)
+		return;
+	for (uint32_t d = 0; d < r->ndevices; d++)
+		cg_free(r->devices[d].allocs);
+	cg_free(r->devices);
+	cg_free(r);
+}

@@ -1,0 +1,465 @@
+#include "replay.h"
+
+#include <string.h>
+
+#include "checked.h"
+#include "xalloc.h"
+
+enum { SMALL, LARGE, NPOOLS };
+
+/* A block of a segment. Blocks of one segment form a list in address
+ * order; free blocks also sit in their pool's treap, keyed by (size, addr),
+ * so best fit is one O(log n) descent, as PyTorch's std::set lower_bound. */
+typedef struct blk {
+	uint64_t addr, size;
+	uint32_t prev, next;  /* address neighbours in the segment, or CG_NONE */
+	uint32_t left, right; /* treap children */
+	uint32_t prio;
+	uint8_t pool;
+	bool allocated;
+} blk;
+
+typedef struct model {
+	bool expandable;
+	blk *b;
+	size_t nb, cap;
+	uint32_t free_slots; /* reusable block slots, linked through next */
+	uint32_t root[NPOOLS];
+	uint32_t tail[NPOOLS]; /* expandable: the last block of each pool's segment */
+	uint64_t mapped[NPOOLS];
+	uint64_t next_addr;
+	uint64_t reserved, allocated, segments;
+	uint32_t rng;
+	bool overflow;
+} model;
+
+bool cg_replay_round_size(uint64_t bytes, uint64_t *out)
+{
+	if (bytes < CG_CUDA_MIN_BLOCK_SIZE) {
+		*out = CG_CUDA_MIN_BLOCK_SIZE;
+		return true;
+	}
+	uint64_t up;
+	if (!cg_add_u64(bytes, CG_CUDA_MIN_BLOCK_SIZE - 1, &up))
+		return false;
+	*out = up / CG_CUDA_MIN_BLOCK_SIZE * CG_CUDA_MIN_BLOCK_SIZE;
+	return true;
+}
+
+static bool round_up(uint64_t v, uint64_t unit, uint64_t *out)
+{
+	uint64_t up;
+	if (!cg_add_u64(v, unit - 1, &up))
+		return false;
+	*out = up / unit * unit;
+	return true;
+}
+
+bool cg_replay_segment_size(uint64_t rounded, uint64_t *out)
+{
+	if (rounded <= CG_CUDA_SMALL_SIZE)
+		*out = CG_CUDA_SMALL_BUFFER;
+	else if (rounded < CG_CUDA_MIN_LARGE_ALLOC)
+		*out = CG_CUDA_LARGE_BUFFER;
+	else
+		return round_up(rounded, CG_CUDA_ROUND_LARGE, out);
+	return true;
+}
+
+/* ---- treap of free blocks ---- */
+
+static bool key_less(const blk *x, const blk *y)
+{
+	return x->size != y->size ? x->size < y->size : x->addr < y->addr;
+}
+
+static uint32_t merge(model *m, uint32_t l, uint32_t r)
+{
+	if (l == CG_NONE)
+		return r;
+	if (r == CG_NONE)
+		return l;
+	if (m->b[l].prio > m->b[r].prio) {
+		m->b[l].right = merge(m, m->b[l].right, r);
+		return l;
+	}
+	m->b[r].left = merge(m, l, m->b[r].left);
+	return r;
+}
+
+/* Splits t into keys less than x's (*l) and the rest (*r). */
+static void split(model *m, uint32_t t, const blk *x, uint32_t *l, uint32_t *r)
+{
+	if (t == CG_NONE) {
+		*l = *r = CG_NONE;
+	} else if (key_less(&m->b[t], x)) {
+		split(m, m->b[t].right, x, &m->b[t].right, r);
+		*l = t;
+	} else {
+		split(m, m->b[t].left, x, l, &m->b[t].left);
+		*r = t;
+	}
+}
+
+static void tree_insert(model *m, uint32_t x)
+{
+	blk *b = &m->b[x];
+	m->rng ^= m->rng << 13;
+	m->rng ^= m->rng >> 17;
+	m->rng ^= m->rng << 5;
+	b->prio = m->rng;
+	b->left = b->right = CG_NONE;
+	uint32_t l, r;
+	split(m, m->root[b->pool], b, &l, &r);
+	m->root[b->pool] = merge(m, merge(m, l, x), r);
+}
+
+static uint32_t erase(model *m, uint32_t t, uint32_t x)
+{
+	if (t == x)
+		return merge(m, m->b[t].left, m->b[t].right);
+	if (key_less(&m->b[x], &m->b[t]))
+		m->b[t].left = erase(m, m->b[t].left, x);
+	else
+		m->b[t].right = erase(m, m->b[t].right, x);
+	return t;
+}
+
+static void tree_remove(model *m, uint32_t x)
+{
+	m->root[m->b[x].pool] = erase(m, m->root[m->b[x].pool], x);
+}
+
+/* The smallest free block of the pool with at least size bytes (lowest
+ * address among equals), or CG_NONE. */
+static uint32_t best_fit(const model *m, int pool, uint64_t size)
+{
+	uint32_t t = m->root[pool], found = CG_NONE;
+	while (t != CG_NONE) {
+		if (m->b[t].size >= size) {
+			found = t;
+			t = m->b[t].left;
+		} else {
+			t = m->b[t].right;
+		}
+	}
+	return found;
+}
+
+static uint64_t largest_free(const model *m)
+{
+	uint64_t best = 0;
+	for (int p = 0; p < NPOOLS; p++) {
+		uint32_t t = m->root[p];
+		while (t != CG_NONE && m->b[t].right != CG_NONE)
+			t = m->b[t].right;
+		if (t != CG_NONE && m->b[t].size > best)
+			best = m->b[t].size;
+	}
+	return best;
+}
+
+/* ---- blocks and segments ---- */
+
+static uint32_t new_block(model *m, uint64_t addr, uint64_t size, int pool)
+{
+	uint32_t x;
+	if (m->free_slots != CG_NONE) {
+		x = m->free_slots;
+		m->free_slots = m->b[x].next;
+	} else {
+		CG_GROW(m->b, m->cap, m->nb + 1);
+		x = (uint32_t)m->nb++;
+	}
+	m->b[x] = (blk){.addr = addr, .size = size, .prev = CG_NONE, .next = CG_NONE,
+			.left = CG_NONE, .right = CG_NONE, .pool = (uint8_t)pool};
+	return x;
+}
+
+static void drop_block(model *m, uint32_t x)
+{
+	m->b[x].next = m->free_slots;
+	m->free_slots = x;
+}
+
+static void add_reserved(model *m, uint64_t bytes)
+{
+	if (!cg_add_u64(m->reserved, bytes, &m->reserved))
+		m->overflow = true;
+	m->segments++;
+}
+
+/* A block of at least size bytes that no free block could give: a new
+ * segment, or the expandable segment grown at its end. */
+static uint32_t map_more(model *m, int pool, uint64_t size)
+{
+	if (!m->expandable) {
+		uint64_t seg;
+		if (!cg_replay_segment_size(size, &seg) || !cg_add_u64(m->next_addr, seg, &m->next_addr)) {
+			m->overflow = true;
+			return CG_NONE;
+		}
+		add_reserved(m, seg);
+		return new_block(m, m->next_addr - seg, seg, pool);
+	}
+	uint64_t page = pool == SMALL ? CG_CUDA_SMALL_BUFFER : CG_CUDA_LARGE_BUFFER, grow;
+	uint32_t tail = m->tail[pool];
+	bool extend = tail != CG_NONE && !m->b[tail].allocated;
+	uint64_t have = extend ? m->b[tail].size : 0;
+	if (!round_up(size - have, page, &grow) || m->mapped[pool] > UINT64_MAX - grow) {
+		m->overflow = true;
+		return CG_NONE;
+	}
+	m->mapped[pool] += grow;
+	if (!cg_add_u64(m->reserved, grow, &m->reserved))
+		m->overflow = true;
+	m->segments += grow / page;
+	if (extend) {
+		tree_remove(m, tail);
+		m->b[tail].size += grow;
+		return tail;
+	}
+	uint32_t x = new_block(m, m->mapped[pool] - grow, grow, pool);
+	m->b[x].prev = tail;
+	if (tail != CG_NONE)
+		m->b[tail].next = x;
+	m->tail[pool] = x;
+	return x;
+}
+
+static bool should_split(int pool, uint64_t remaining)
+{
+	return pool == SMALL ? remaining >= CG_CUDA_MIN_BLOCK_SIZE : remaining > CG_CUDA_SMALL_SIZE;
+}
+
+/* Allocates bytes; returns the block or CG_NONE (nothing for 0 bytes, as
+ * PyTorch hands out no memory for empty tensors, or on overflow). */
+static uint32_t model_alloc(model *m, uint64_t bytes)
+{
+	uint64_t size;
+	if (bytes == 0)
+		return CG_NONE;
+	if (!cg_replay_round_size(bytes, &size)) {
+		m->overflow = true;
+		return CG_NONE;
+	}
+	int pool = size <= CG_CUDA_SMALL_SIZE ? SMALL : LARGE;
+	uint32_t x = best_fit(m, pool, size);
+	if (x != CG_NONE)
+		tree_remove(m, x);
+	else if ((x = map_more(m, pool, size)) == CG_NONE)
+		return CG_NONE;
+	uint64_t remaining = m->b[x].size - size;
+	if (should_split(pool, remaining)) {
+		uint32_t rest = new_block(m, m->b[x].addr + size, remaining, pool);
+		m->b[x].size = size;
+		m->b[rest].prev = x;
+		m->b[rest].next = m->b[x].next;
+		if (m->b[x].next != CG_NONE)
+			m->b[m->b[x].next].prev = rest;
+		m->b[x].next = rest;
+		if (m->tail[pool] == x)
+			m->tail[pool] = rest;
+		tree_insert(m, rest);
+	}
+	m->b[x].allocated = true;
+	m->allocated += m->b[x].size;
+	return x;
+}
+
+/* Merges free block y (after x in address order) into x. */
+static void absorb(model *m, uint32_t x, uint32_t y)
+{
+	m->b[x].size += m->b[y].size;
+	m->b[x].next = m->b[y].next;
+	if (m->b[y].next != CG_NONE)
+		m->b[m->b[y].next].prev = x;
+	if (m->tail[m->b[y].pool] == y)
+		m->tail[m->b[y].pool] = x;
+	drop_block(m, y);
+}
+
+static void model_free(model *m, uint32_t x)
+{
+	if (x == CG_NONE)
+		return;
+	m->allocated -= m->b[x].size;
+	m->b[x].allocated = false;
+	uint32_t p = m->b[x].prev, n = m->b[x].next;
+	if (n != CG_NONE && !m->b[n].allocated) {
+		tree_remove(m, n);
+		absorb(m, x, n);
+	}
+	if (p != CG_NONE && !m->b[p].allocated) {
+		tree_remove(m, p);
+		absorb(m, p, x);
+		x = p;
+	}
+	tree_insert(m, x);
+}
+
+static cg_replay_state snapshot(const model *m, uint64_t live)
+{
+	cg_replay_state s = {m->reserved, m->allocated, live, largest_free(m), m->reserved - m->allocated, 0, 0};
+	if (s.reserved)
+		s.frag_reserved = ((double)s.reserved - (double)live) / (double)s.reserved;
+	if (s.total_free)
+		s.frag_largest = 1.0 - (double)s.largest_free / (double)s.total_free;
+	return s;
+}
+
+static void add_point(cg_replay_variant *v, size_t *cap, uint64_t t, uint64_t reserved)
+{
+	if (v->nseries && v->series[v->nseries - 1].t_ns == t) {
+		v->series[v->nseries - 1].reserved = reserved;
+		return;
+	}
+	CG_GROW(v->series, *cap, (size_t)v->nseries + 1);
+	v->series[v->nseries++] = (cg_replay_point){t, reserved};
+}
+
+typedef struct device_ctx {
+	const cg_timeline *tl;
+	const cg_device *dev;
+	uint32_t peak_k, end_k; /* device-local positions of the moments: after record k - 1; 0 before any */
+	size_t devmem_first;
+	uint32_t *block_of;	/* device-local record -> its block (allocs, and frees from before the trace) */
+} device_ctx;
+
+static uint32_t moment_pos(const cg_device *dev, uint32_t after)
+{
+	if (after == CG_NONE || after < dev->mem_first || after - dev->mem_first >= dev->mem_count)
+		return 0;
+	return after - dev->mem_first + 1;
+}
+
+/* Replays one device through one model. */
+static bool replay(device_ctx *c, bool expandable, cg_replay_variant *v)
+{
+	const cg_timeline *tl = c->tl;
+	const cg_device *dev = c->dev;
+	model m = {.expandable = expandable, .free_slots = CG_NONE, .rng = 2463534242u};
+	for (int p = 0; p < NPOOLS; p++)
+		m.root[p] = m.tail[p] = CG_NONE;
+	memset(c->block_of, 0xff, (dev->mem_count ? dev->mem_count : 1) * sizeof *c->block_of);
+
+	/* Memory from before the trace is there first: the baseline as one
+	 * block (its pieces are unknown), then what the trace frees unpaired. */
+	model_alloc(&m, dev->baseline_bytes);
+	for (uint32_t k = 0; k < dev->mem_count; k++)
+		if (tl->mem[dev->mem_first + k].flags & CG_MEM_PREEXISTING)
+			c->block_of[k] = model_alloc(&m, tl->mem[dev->mem_first + k].bytes);
+	uint64_t live = cg_device_initial_live(dev);
+	v->initial_reserved = m.reserved;
+	v->peak_reserved = m.reserved;
+	v->peak_t_ns = dev->mem_count ? tl->mem[dev->mem_first].t_ns : 0;
+	size_t cap = 0;
+	if (m.reserved)
+		add_point(v, &cap, v->peak_t_ns, m.reserved);
+	if (c->peak_k == 0)
+		v->at_peak = snapshot(&m, live);
+	if (c->end_k == 0)
+		v->at_end = snapshot(&m, live);
+
+	for (uint32_t k = 0; k < dev->mem_count && !m.overflow; k++) {
+		uint32_t i = dev->mem_first + k;
+		const cg_mem *r = &tl->mem[i];
+		if (r->action == CG_ALLOC) {
+			uint32_t replaced = cg_timeline_mem_replaced(tl, i);
+			if (replaced != CG_NONE)
+				model_free(&m, c->block_of[replaced - dev->mem_first]);
+			c->block_of[k] = model_alloc(&m, r->bytes);
+		} else if (r->flags & CG_MEM_PREEXISTING) {
+			model_free(&m, c->block_of[k]);
+		} else if (r->pair != CG_NONE) {
+			model_free(&m, c->block_of[r->pair - dev->mem_first]);
+		}
+		live = cg_timeline_live_after(tl, i, live);
+		if (m.reserved > v->peak_reserved) {
+			v->peak_reserved = m.reserved;
+			v->peak_t_ns = r->t_ns;
+			add_point(v, &cap, r->t_ns, m.reserved);
+		}
+		if (k + 1 == c->peak_k)
+			v->at_peak = snapshot(&m, live);
+		if (k + 1 == c->end_k)
+			v->at_end = snapshot(&m, live);
+	}
+	v->segments = m.segments;
+	cg_free(m.b);
+	return !m.overflow;
+}
+
+/* Reserved at each checkpoint: the last change point at or before it. */
+static void at_checkpoints(const cg_timeline *tl, const device_ctx *c, cg_replay_variant *v)
+{
+	v->ncheckpoints = c->dev->devmem_count;
+	v->at_checkpoint = cg_calloc(v->ncheckpoints ? v->ncheckpoints : 1, sizeof *v->at_checkpoint);
+	uint32_t j = 0;
+	uint64_t reserved = v->initial_reserved;
+	for (uint32_t k = 0; k < v->ncheckpoints; k++) {
+		uint64_t t = tl->devmem[c->devmem_first + k].t_ns;
+		while (j < v->nseries && v->series[j].t_ns <= t)
+			reserved = v->series[j++].reserved;
+		v->at_checkpoint[k] = reserved;
+	}
+}
+
+static void clear_variant(cg_replay_variant *v)
+{
+	cg_free(v->series);
+	cg_free(v->at_checkpoint);
+	memset(v, 0, sizeof *v);
+}
+
+int cg_replay_run(cg_replay_result **out, const cg_timeline *tl, const cg_replay_input *in, cg_error *err)
+{
+	(void)err;
+	cg_replay_result *r = cg_calloc(1, sizeof *r);
+	r->ndevices = tl->ndevices;
+	r->devices = cg_calloc(tl->ndevices ? tl->ndevices : 1, sizeof *r->devices);
+	size_t devmem_first = 0;
+	for (uint32_t d = 0; d < tl->ndevices; d++) {
+		const cg_device *dev = &tl->devices[d];
+		cg_replay_device *o = &r->devices[d];
+		device_ctx c = {tl, dev, moment_pos(dev, in->peak_after[d]), moment_pos(dev, in->end_after[d]),
+				devmem_first, NULL};
+		devmem_first += dev->devmem_count;
+		if (!tl->source.pairing_known) {
+			o->unavailable_reason = "frees could not be matched to their allocations";
+			continue;
+		}
+		c.block_of = cg_malloc((dev->mem_count ? dev->mem_count : 1) * sizeof *c.block_of);
+		o->available = replay(&c, false, &o->standard) && replay(&c, true, &o->expandable);
+		cg_free(c.block_of);
+		if (!o->available) {
+			o->unavailable_reason = "sizes too large for the model (over 2^64 bytes)";
+			clear_variant(&o->standard);
+			clear_variant(&o->expandable);
+			continue;
+		}
+		at_checkpoints(tl, &c, &o->standard);
+		at_checkpoints(tl, &c, &o->expandable);
+		uint64_t a = o->standard.peak_reserved, b = o->expandable.peak_reserved;
+		if (a >= b)
+			o->saved_bytes = a - b > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(a - b);
+		else
+			o->saved_bytes = b - a > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)(b - a);
+	}
+	*out = r;
+	return 0;
+}
+
+void cg_replay_free(cg_replay_result *r)
+{
+	if (!r)
+		return;
+	for (uint32_t d = 0; d < r->ndevices; d++) {
+		cg_free(r->devices[d].standard.series);
+		cg_free(r->devices[d].standard.at_checkpoint);
+		cg_free(r->devices[d].expandable.series);
+		cg_free(r->devices[d].expandable.at_checkpoint);
+	}
+	cg_free(r->devices);
+	cg_free(r);
+}
