@@ -620,9 +620,10 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 	char title[512], subtitle[1024], footnote[1024], recs[32], allocs[32], peak[32];
 	cg_chart_title(c, title, sizeof title, "Live memory by category", run_name, tl, d);
 	cg_chart_run_subtitle(tl, subtitle, sizeof subtitle);
-	size_t n = (size_t)snprintf(footnote, sizeof footnote, "%s \xc2\xb7 %s memory records \xc2\xb7 %s allocations \xc2\xb7 peak %s B",
-				    cg_chart_source_name(tl), cg_fmt_count(recs, sizeof recs, dev->mem_count),
-				    cg_fmt_count(allocs, sizeof allocs, p->allocations),
+	size_t n = (size_t)snprintf(footnote, sizeof footnote, "%s \xc2\xb7 %s memory record%s \xc2\xb7 %s allocation%s "
+				    "\xc2\xb7 peak %s B", cg_chart_source_name(tl),
+				    cg_fmt_count(recs, sizeof recs, dev->mem_count), dev->mem_count == 1 ? "" : "s",
+				    cg_fmt_count(allocs, sizeof allocs, p->allocations), p->allocations == 1 ? "" : "s",
 				    cg_fmt_count(peak, sizeof peak, p->peak_bytes));
 	if (tl->source.truncated && n < sizeof footnote)
 		n += (size_t)snprintf(footnote + n, sizeof footnote - n, " \xc2\xb7 %s", tl->source.truncation_note);

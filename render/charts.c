@@ -2,6 +2,7 @@
 
 #include <fontconfig/fontconfig.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,39 @@ static int render(cg_outdir *od, const cg_charts_options *o, cg_png_queue *q, co
 	return 0;
 }
 
+static const cg_peak_result *sort_peaks; /* qsort has no context argument in C11 */
+
+/* Larger peak first; equal peaks in device order. */
+static int cmp_peak(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	uint64_t x = sort_peaks->devices[a].peak_bytes, y = sort_peaks->devices[b].peak_bytes;
+	if (x != y)
+		return x > y ? -1 : 1;
+	return a < b ? -1 : 1;
+}
+
+/* Which devices get charts: all of them, or the max with the largest peaks. */
+static bool *chosen_devices(const cg_analysis *a, uint32_t max)
+{
+	uint32_t n = a->tl->ndevices;
+	bool *chosen = cg_calloc(n ? n : 1, sizeof *chosen);
+	if (n <= max) {
+		for (uint32_t d = 0; d < n; d++)
+			chosen[d] = true;
+		return chosen;
+	}
+	uint32_t *order = cg_malloc(n * sizeof *order);
+	for (uint32_t d = 0; d < n; d++)
+		order[d] = d;
+	sort_peaks = a->peak;
+	qsort(order, n, sizeof *order, cmp_peak);
+	for (uint32_t k = 0; k < max; k++)
+		chosen[order[k]] = true;
+	cg_free(order);
+	return chosen;
+}
+
 /* The charts of a device, in the order the report shows them. */
 static const struct chart_kind {
 	const char *name;  /* file name: <name>.<device slug>.png */
@@ -176,6 +210,10 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 	const cg_timeline *tl = a->tl;
 	char run[256];
 	cg_chart_run_name(tl, run, sizeof run);
+	bool *charted = chosen_devices(a, o->max_devices);
+	char too_many[160];
+	snprintf(too_many, sizeof too_many, "charts are drawn for the %" PRIu32 " devices with the largest peaks, of %"
+		 PRIu32, o->max_devices, tl->ndevices);
 	/* PNGs are compressed by a worker while the next chart is drawn. */
 	cg_png_queue *q = cg_png_queue_new();
 	int rc = 0;
@@ -183,6 +221,12 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 		const char *device = cg_timeline_str(tl, tl->devices[d].name);
 		char slug[128], name[160], title[400];
 		cg_chart_device_slug(device, slug, sizeof slug);
+		if (!charted[d] && tl->devices[d].mem_count) {
+			snprintf(name, sizeof name, "%s.%s", kinds[0].name, slug);
+			snprintf(title, sizeof title, "%s on %s", kinds[0].title, device);
+			add(out, name, title, too_many);
+			continue;
+		}
 		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && rc == 0; k++) {
 			snprintf(name, sizeof name, "%s.%s", kinds[k].name, slug);
 			snprintf(title, sizeof title, "%s on %s", kinds[k].title, device);
@@ -199,6 +243,7 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 				add(out, name, title, NULL);
 		}
 	}
+	cg_free(charted);
 	cg_error qerr = CG_ERROR_INIT;
 	int qrc = cg_png_queue_finish(q, &qerr);
 	if (rc == 0 && qrc < 0) {

@@ -19,9 +19,14 @@
 typedef struct cg_charts_options {
 	bool png, svg;
 	cg_chart_size size;
+	/* Charts are drawn for at most this many devices, those with the
+	 * largest peaks: a trace naming thousands of devices must not take
+	 * hours and fill the folder with files. */
+	uint32_t max_devices;
 } cg_charts_options;
 
-#define CG_CHARTS_OPTIONS_INIT {true, true, CG_CHART_SIZE_INIT}
+#define CG_CHARTS_MAX_DEVICES 32
+#define CG_CHARTS_OPTIONS_INIT {true, true, CG_CHART_SIZE_INIT, CG_CHARTS_MAX_DEVICES}
 
 /* One chart of the report: written as name.png / name.svg, or skipped
  * with the reason in plain words ("no device checkpoints in the trace"). */
@@ -36,6 +41,12 @@ typedef struct cg_chart_list {
 	size_t n, cap;
 } cg_chart_list;
 
+/* Writes every chart of every device (o NULL: the defaults) and lists them
+ * in out, drawn or skipped, in report order: per device, timeline,
+ * breakdown, icicle, top_allocations, fragmentation, lifetimes. A device
+ * without memory records, or past max_devices, gets one entry (its
+ * timeline's) saying why. Returns 0, or CG_EIO naming the file that could
+ * not be written; out is filled either way and belongs to the caller. */
 int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options *o, cg_chart_list *out,
 		    cg_error *err);
 void cg_chart_list_free(cg_chart_list *l);

@@ -178,6 +178,40 @@ static void every_chart_is_listed_drawn_or_skipped_with_a_reason(void **state)
 	cg_timeline_free(tl);
 }
 
+static void only_the_devices_with_the_largest_peaks_get_charts(void **state)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_mem(tl, 10, "a", NULL, "cuda:0", 100, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 10, "b", NULL, "cuda:1", 300, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 10, "c", NULL, "cuda:2", 200, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_tl_finalize(tl);
+	cg_analysis *a;
+	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
+	cg_outdir *od;
+	assert_int_equal(cg_outdir_begin(&od, tu_path("many"), false, NULL), 0);
+	cg_charts_options o = CG_CHARTS_OPTIONS_INIT;
+	o.png = false;
+	o.max_devices = 2;
+	cg_chart_list list = {0};
+	assert_int_equal(cg_charts_write(od, a, &o, &list, NULL), 0);
+	/* cuda:0 has the smallest peak: one entry, saying why */
+	assert_string_equal(list.items[0].name, "timeline.cuda-0");
+	assert_non_null(list.items[0].skipped);
+	assert_non_null(strstr(list.items[0].skipped, "the 2 devices with the largest peaks, of 3"));
+	assert_string_equal(list.items[1].name, "timeline.cuda-1");
+	assert_null(list.items[1].skipped);
+	assert_int_equal(list.n, 1 + 2 * NKINDS);
+	char path[700];
+	snprintf(path, sizeof path, "%s/timeline.cuda-0.svg", cg_outdir_dir(od));
+	assert_false(tu_exists(path));
+	snprintf(path, sizeof path, "%s/timeline.cuda-2.svg", cg_outdir_dir(od));
+	assert_true(tu_exists(path));
+	cg_chart_list_free(&list);
+	cg_outdir_abort(od);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+}
+
 static void report_charts_are_well_formed_sized_and_deterministic(void **state)
 {
 	const char *out1 = tu_path("c1"), *out2 = tu_path("c2");
@@ -278,6 +312,7 @@ int main(void)
 		cmocka_unit_test(hidpi_keeps_the_layout),
 		cmocka_unit_test(a_one_nanosecond_spike_is_still_drawn_at_full_height),
 		cmocka_unit_test(every_chart_is_listed_drawn_or_skipped_with_a_reason),
+		cmocka_unit_test(only_the_devices_with_the_largest_peaks_get_charts),
 		cmocka_unit_test(report_charts_are_well_formed_sized_and_deterministic),
 		cmocka_unit_test(size_scale_and_formats_come_from_the_command_line),
 		cmocka_unit_test(bad_chart_options_are_usage_errors),
