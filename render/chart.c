@@ -8,6 +8,7 @@
 #include "png.h"
 #include "pngqueue.h"
 #include "units.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 int cg_chart_open(cg_chart *c, const char *path, cg_chart_format format, const cg_chart_size *size,
@@ -129,19 +130,56 @@ void cg_chart_font(cg_chart *c, double size, bool bold)
 	cairo_set_font_size(c->cr, size);
 }
 
+/* s as valid UTF-8: s itself, or a copy in *copy (the caller frees it)
+ * with each byte that starts no character replaced by U+FFFD. Names from
+ * JSON documents (PyTorch traces) reach the charts unchecked, and cairo
+ * would put the whole chart in an error state for one bad byte. */
+static const char *valid_utf8(const char *s, char **copy)
+{
+	size_t n = strlen(s), bad;
+	*copy = NULL;
+	if (cg_utf8_check(s, n, &bad) == CG_UTF8_OK)
+		return s;
+	char *out = cg_malloc(n * 3 + 1), *o = out;
+	while (n) {
+		if (cg_utf8_check(s, n, &bad) == CG_UTF8_OK)
+			bad = n;
+		memcpy(o, s, bad);
+		o += bad;
+		s += bad;
+		n -= bad;
+		if (n) {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			s++;
+			n--;
+		}
+	}
+	*o = '\0';
+	*copy = out;
+	return out;
+}
+
 double cg_chart_text_width(cg_chart *c, const char *s)
 {
+	char *copy;
 	cairo_text_extents_t e;
-	cairo_text_extents(c->cr, s, &e);
+	cairo_text_extents(c->cr, valid_utf8(s, &copy), &e);
+	cg_free(copy);
 	return e.x_advance;
 }
 
 void cg_chart_text(cg_chart *c, double x, double y, cg_align align, const char *s)
 {
+	char *copy;
+	s = valid_utf8(s, &copy);
 	double w = align == CG_LEFT ? 0 : cg_chart_text_width(c, s);
 	cairo_move_to(c->cr, align == CG_LEFT ? x : align == CG_CENTER ? x - w / 2 : x - w, y);
 	cairo_show_text(c->cr, s);
+	cg_free(copy);
 }
+
+static char *elide(cg_chart *c, const char *s, double width, bool middle, size_t min_chars);
 
 /* Byte offsets of character boundaries of a UTF-8 string. */
 static size_t char_starts(const char *s, size_t *starts, size_t max)
@@ -166,6 +204,16 @@ static char *join(const char *s, size_t head, const char *tail)
 }
 
 char *cg_chart_elide(cg_chart *c, const char *s, double width, bool middle, size_t min_chars)
+{
+	char *copy;
+	s = valid_utf8(s, &copy);
+	char *r = elide(c, s, width, middle, min_chars);
+	cg_free(copy);
+	return r;
+}
+
+/* cg_chart_elide on valid UTF-8: cuts only between characters. */
+static char *elide(cg_chart *c, const char *s, double width, bool middle, size_t min_chars)
 {
 	if (cg_chart_text_width(c, s) <= width)
 		return cg_strdup(s);

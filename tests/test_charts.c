@@ -1,6 +1,6 @@
 /* Charts: pixels where the numbers say, well-formed SVG, requested sizes,
  * byte-identical output for the same input. */
-#include "testutil.h"
+#include "chartutil.h"
 
 #include <string.h>
 
@@ -212,6 +212,26 @@ static void only_the_devices_with_the_largest_peaks_get_charts(void **state)
 	cg_timeline_free(tl);
 }
 
+static void names_that_are_not_utf8_are_drawn_with_replacement_characters(void **state)
+{
+	/* PyTorch traces are JSON documents whose names reach the charts unchecked */
+	cg_timeline *tl = tu_tl_new();
+	tu_span(tl, "a", NULL, "Res\xff\xfeNet \xe2\x80", 0, 100, CG_PHASE_FORWARD);
+	tu_mem(tl, 10, "x", "a", "cu\xff" "da", 100, CG_ALLOC, CG_CAT_ACTIVATION, "op\xc3");
+	tu_mem(tl, 20, "x", "a", "cu\xff" "da", 100, CG_FREE, CG_CAT_ACTIVATION, NULL);
+	tu_tl_finalize(tl);
+	static const tc_draw_fn draws[] = {cg_chart_timeline, cg_chart_breakdown, cg_chart_icicle, cg_chart_top_allocations,
+					   cg_chart_lifetimes};
+	for (size_t k = 0; k < sizeof draws / sizeof draws[0]; k++) {
+		cg_chart c;
+		cg_analysis *a;
+		tc_draw(&c, &a, tl, 0, draws[k], 1600, 900, 1.0);
+		assert_int_equal(cairo_status(c.cr), CAIRO_STATUS_SUCCESS);
+		tc_close(&c, a);
+	}
+	cg_timeline_free(tl);
+}
+
 static void report_charts_are_well_formed_sized_and_deterministic(void **state)
 {
 	const char *out1 = tu_path("c1"), *out2 = tu_path("c2");
@@ -313,6 +333,7 @@ int main(void)
 		cmocka_unit_test(a_one_nanosecond_spike_is_still_drawn_at_full_height),
 		cmocka_unit_test(every_chart_is_listed_drawn_or_skipped_with_a_reason),
 		cmocka_unit_test(only_the_devices_with_the_largest_peaks_get_charts),
+		cmocka_unit_test(names_that_are_not_utf8_are_drawn_with_replacement_characters),
 		cmocka_unit_test(report_charts_are_well_formed_sized_and_deterministic),
 		cmocka_unit_test(size_scale_and_formats_come_from_the_command_line),
 		cmocka_unit_test(bad_chart_options_are_usage_errors),
