@@ -153,7 +153,7 @@ static void draw_bar(cg_chart *c, const layout *l, const hist *h, unsigned b, do
 	char buf[32];
 	cg_fmt_count(buf, sizeof buf, h->total[b]);
 	cg_chart_font(c, CG_TYPE_NOTE, false);
-	if (cg_chart_text_width(c, buf) <= x1 - x0 + 2) {
+	if (cg_chart_text_width(c, buf) <= x1 - x0 - 2) { /* clear of the neighbours' counts */
 		cg_chart_color(c, CG_SECONDARY);
 		cg_chart_text(c, (x0 + x1) / 2, y_of(l, (double)h->total[b]) - 6, CG_CENTER, buf);
 	}
