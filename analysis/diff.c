@@ -485,15 +485,6 @@ static void list_groups(amap *m, cg_diff_device *dev)
 
 /* ---- devices ------------------------------------------------------------------ */
 
-static uint64_t leaked(const cg_liveset_device *ls)
-{
-	uint64_t sum = 0;
-	for (int c = 0; c < CG_CAT_COUNT; c++)
-		if (cg_leaks_category_counts((cg_category)c))
-			add_sat(&sum, ls->by_category[c]);
-	return sum;
-}
-
 static void device_figures(cg_diff_device *dev, const cg_analysis *const a[2])
 {
 	for (int s = 0; s < 2; s++) {
@@ -504,7 +495,7 @@ static void device_figures(cg_diff_device *dev, const cg_analysis *const a[2])
 		dev->peak.v[s] = a[s]->peak->devices[d].peak_bytes;
 		dev->peak_t_ns.v[s] = a[s]->peak->devices[d].peak_t_ns;
 		dev->live_at_end.v[s] = a[s]->at_end->devices[d].bytes;
-		dev->leaked_at_end.v[s] = leaked(&a[s]->at_end->devices[d]);
+		dev->leaked_at_end.v[s] = cg_leaks_candidate_bytes(a[s]->at_end->devices[d].by_category);
 		for (int c = 0; c < CG_CAT_COUNT; c++)
 			dev->by_category[c].v[s] = pk->by_category[c];
 		for (int p = 0; p < CG_PHASE_COUNT; p++)
