@@ -288,6 +288,7 @@ static void merge_tree(trie *t, local *l, const cg_timeline *tl, const cg_pathtr
 		ensure_stamps(l, t->r->npaths);
 		uint32_t k = local_node(l, t->r, p); /* may move l->nodes */
 		cg_diff_node *d = &l->nodes[k];
+		d->sides |= (uint8_t)(1u << side);
 		add_sat(&d->own.v[side], node->own_bytes);
 		add_sat(&d->total.v[side], node->total_bytes);
 		add_sat(&d->own_count.v[side], node->own_count);

@@ -56,6 +56,7 @@ typedef struct cg_diff_node {
 	uint32_t parent;       /* index into the device's nodes; CG_NONE for the root */
 	uint32_t depth;
 	uint8_t kind;	       /* cg_pathnode_kind */
+	uint8_t sides;	       /* in the base run's tree (bit 1 << CG_DIFF_BASE), the new one's (1 << CG_DIFF_NEW) */
 	cg_diff_pair own;      /* bytes allocated directly in its spans */
 	cg_diff_pair total;    /* own + descendants' */
 	cg_diff_pair own_count;
