@@ -19,8 +19,9 @@ bool cg_diff_percent(cg_diff_pair p, double *out)
 	if (p.v[0] == 0)
 		return false;
 	bool grew;
-	double m = (double)cg_diff_magnitude(p, &grew) / (double)p.v[0] * 100.0;
-	*out = grew ? m : -m;
+	uint64_t m = cg_diff_magnitude(p, &grew);
+	double pct = (double)m / (double)p.v[0] * 100.0;
+	*out = m == 0 ? 0.0 : grew ? pct : -pct; /* no "-0" */
 	return true;
 }
 

@@ -117,6 +117,7 @@ static void write_alignment(cg_jw *w, const cg_alignment *al)
 	cg_jw_object(w);
 	cg_jw_kv_string(w, "mode", cg_align_mode_name(al->mode));
 	write_counts(w, "phase_windows", (cg_diff_pair){{al->nwindows[0], al->nwindows[1]}});
+	cg_jw_kv_u64(w, "matched_steps", al->steps_matched);
 	cg_jw_kv_u64(w, "matched_windows", al->matched);
 	cg_jw_end(w);
 }

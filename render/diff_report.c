@@ -248,8 +248,9 @@ static void runs_section(cg_doc *d, const cg_diff_view *v)
 	}
 	if (v->align)
 		cg_doc_note(d, "%s", v->align->mode == CG_ALIGN_PHASES
-					     ? "The timelines align the runs' phase boundaries: phase windows matched in "
-					       "order while their phases agree, time linear between them."
+					     ? "The timelines align the runs' steps (step k with step k) and, inside them, "
+					       "their phase windows, matched by phase as the longest common sequence; time "
+					       "runs linearly between aligned boundaries."
 					     : "The timelines show each run's time over its own duration (--align phases "
 					       "aligns their phase boundaries).");
 }
