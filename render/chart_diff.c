@@ -10,24 +10,24 @@
 
 static const char *const side_words[2] = {"base", "new"};
 
-/* "+64 B", "-1.50 MiB", "0 B" */
+/* "+64 B", "−1.50 MiB" (a true minus, as on the axis), "0 B" */
 static char *fmt_change(char *buf, size_t size, cg_diff_pair p)
 {
 	char b[32];
 	bool grew;
 	uint64_t m = cg_diff_magnitude(p, &grew);
-	snprintf(buf, size, "%s%s", m == 0 ? "" : grew ? "+" : "-", cg_fmt_bytes(b, sizeof b, m));
+	snprintf(buf, size, "%s%s", m == 0 ? "" : grew ? "+" : "\xe2\x88\x92", cg_fmt_bytes(b, sizeof b, m));
 	return buf;
 }
 
-/* "+39.0 %", or "" when base is 0 */
+/* "+39.0 %", "−12.5 %", or "" when base is 0 */
 static char *fmt_percent(char *buf, size_t size, cg_diff_pair p)
 {
 	double pct;
 	if (!cg_diff_percent(p, &pct))
 		snprintf(buf, size, "%s", "");
 	else
-		snprintf(buf, size, "%+.1f %%", pct);
+		snprintf(buf, size, "%s%.1f %%", pct < 0 ? "\xe2\x88\x92" : "+", pct < 0 ? -pct : pct);
 	return buf;
 }
 
