@@ -119,6 +119,41 @@ static void categories_and_phases(cg_doc *d, const cg_diff_device *dev)
 			change_row(d, cg_phase_name((cg_phase)p), dev->by_phase[p]);
 }
 
+/* Span paths as wide as this in the tables, cut in the middle: both the
+ * outer modules and the op that allocated stay readable. diff.json has
+ * them whole. */
+#define PATH_COLUMNS 120
+
+static const char *fit_path(const cg_diff_view *v, uint32_t path, char *buf, size_t size)
+{
+	char whole[4096];
+	if (path == 0)
+		return "(outside any span)";
+	cg_diff_path(v->diff, path, whole, sizeof whole);
+	return cg_fmt_fit(buf, size, whole, PATH_COLUMNS);
+}
+
+/* The rows worth reading: paths whose own bytes changed (where the bytes
+ * were allocated), and paths where changes from two or more paths below
+ * add up. An ancestor whose total only repeats one path's change is left
+ * out (diff.json lists it). */
+static uint32_t *rows_worth_reading(const cg_diff_device *dev, uint32_t *n)
+{
+	uint32_t *changed_kids = cg_calloc(dev->nnodes ? dev->nnodes : 1, sizeof *changed_kids);
+	for (uint32_t i = 1; i < dev->nnodes; i++)
+		if (cg_diff_changed(dev->nodes[i].total))
+			changed_kids[dev->nodes[i].parent]++;
+	uint32_t *rows = cg_malloc((dev->nchanged ? dev->nchanged : 1) * sizeof *rows);
+	*n = 0;
+	for (uint32_t k = 0; k < dev->nchanged; k++) {
+		uint32_t i = dev->changed[k];
+		if (cg_diff_changed(dev->nodes[i].own) || changed_kids[i] >= 2)
+			rows[(*n)++] = i;
+	}
+	cg_free(changed_kids);
+	return rows;
+}
+
 static void spans_section(cg_doc *d, const cg_diff_view *v, const cg_diff_device *dev)
 {
 	cg_doc_heading(d, 3, "At the peak, by span path");
@@ -132,21 +167,23 @@ static void spans_section(cg_doc *d, const cg_diff_view *v, const cg_diff_device
 		cg_doc_paragraph(d, "No span path holds different bytes at the two peaks.");
 		return;
 	}
+	uint32_t nrows;
+	uint32_t *rows = rows_worth_reading(dev, &nrows);
 	cg_doc_table(d, 6, "lrrrrr");
 	ROW(d, "span path", "base", "new", "change", "change %", "with everything below");
-	char path[4096];
-	for (uint32_t k = 0; k < dev->nchanged && k < v->top; k++) {
-		const cg_diff_node *n = &dev->nodes[dev->changed[k]];
-		char b0[32], b1[32], c[48], pc[32], t[48];
-		const char *name = n->path == 0 ? "(outside any span)" : cg_diff_path(v->diff, n->path, path, sizeof path);
-		ROW(d, name, fmt_b(b0, n->own.v[0]), fmt_b(b1, n->own.v[1]), fmt_change(c, n->own), fmt_pct(pc, n->own),
-		    fmt_change(t, n->total));
+	for (uint32_t k = 0; k < nrows && k < v->top; k++) {
+		const cg_diff_node *n = &dev->nodes[rows[k]];
+		char b0[32], b1[32], c[48], pc[32], t[48], path[PATH_COLUMNS * 4 + 8];
+		ROW(d, fit_path(v, n->path, path, sizeof path), fmt_b(b0, n->own.v[0]), fmt_b(b1, n->own.v[1]),
+		    fmt_change(c, n->own), fmt_pct(pc, n->own), fmt_change(t, n->total));
 	}
 	cg_doc_note(d, "Bytes allocated directly in each span path and live at the peak; the last column adds the "
-		       "paths below it. Spans of one name under one path are one path, and the training steps are "
-		       "written as their label (train_step#*), so the two peaks compare whichever step they fell in. "
-		       "Largest change first; %" PRIu32 " paths changed%s.",
-		    dev->nchanged, dev->nchanged > v->top ? ", the first ones shown (--top)" : "");
+		       "paths below it. Listed: the paths whose own bytes changed, and those where changes below them "
+		       "add up, largest change first (%" PRIu32 " of %" PRIu32 " changed paths%s; diff.json lists "
+		       "them all). Spans of one name under one path are one path, and the training steps are written as "
+		       "their label (train_step#*), so the peaks compare whichever step each fell in.",
+		    nrows < v->top ? nrows : v->top, dev->nchanged, nrows > v->top ? ", --top" : "");
+	cg_free(rows);
 }
 
 static void allocations_section(cg_doc *d, const cg_diff_view *v, const cg_diff_device *dev)
@@ -157,13 +194,15 @@ static void allocations_section(cg_doc *d, const cg_diff_view *v, const cg_diff_
 		return;
 	}
 	char c0[32], c1[32], b0[32], b1[32];
-	cg_doc_paragraph(d, "At the new peak, %s allocations (%s) have no counterpart at the base peak; at the base peak, "
-			    "%s (%s) have none at the new one.",
-			 cg_fmt_count(c1, sizeof c1, dev->only_count.v[1]), fmt_b(b1, dev->only_bytes.v[1]),
-			 cg_fmt_count(c0, sizeof c0, dev->only_count.v[0]), fmt_b(b0, dev->only_bytes.v[0]));
+	cg_doc_paragraph(d, "At the new peak, %s allocation%s (%s) %s no counterpart at the base peak; at the base peak, "
+			    "%s (%s) %s none at the new one.",
+			 cg_fmt_count(c1, sizeof c1, dev->only_count.v[1]), dev->only_count.v[1] == 1 ? "" : "s",
+			 fmt_b(b1, dev->only_bytes.v[1]), dev->only_count.v[1] == 1 ? "has" : "have",
+			 cg_fmt_count(c0, sizeof c0, dev->only_count.v[0]), fmt_b(b0, dev->only_bytes.v[0]),
+			 dev->only_count.v[0] == 1 ? "has" : "have");
 	cg_doc_table(d, 8, "lrrllllr");
 	ROW(d, "peak", "count", "bytes", "category", "op", "shape", "span path", "live base / new");
-	char path[4096];
+	char path[PATH_COLUMNS * 4 + 8];
 	for (size_t k = 0; k < dev->ngroups && k < v->top; k++) {
 		const cg_diff_alloc_group *g = &dev->groups[k];
 		const cg_timeline *tl = v->run[g->side]->tl;
@@ -172,7 +211,7 @@ static void allocations_section(cg_doc *d, const cg_diff_view *v, const cg_diff_
 		cg_fmt_count(count, sizeof count, g->count);
 		snprintf(live, sizeof live, "%s / %s", cg_fmt_count(l0, sizeof l0, g->live.v[0]),
 			 cg_fmt_count(l1, sizeof l1, g->live.v[1]));
-		const char *p = g->path == 0 ? "(outside any span)" : cg_diff_path(v->diff, g->path, path, sizeof path);
+		const char *p = fit_path(v, g->path, path, sizeof path);
 		ROW(d, side_words[g->side], count, fmt_b(bytes, g->bytes), cg_category_name((cg_category)m->category),
 		    m->op == CG_STR_EMPTY ? "" : cg_timeline_str(tl, m->op),
 		    cg_timeline_shape_format(tl, m->shape, shape, sizeof shape), p, live);
