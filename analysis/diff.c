@@ -379,6 +379,7 @@ typedef struct aentry {
 	akey key;
 	uint64_t count[2];
 	uint32_t example[2];
+	uint32_t slot; /* where it sits in the table, so clearing costs the entries, not the table */
 } aentry;
 
 typedef struct amap {
@@ -413,6 +414,7 @@ static aentry *amap_get(amap *m, const akey *k)
 			while (m->slots[s] != CG_NONE)
 				s = (s + 1) & (m->nslots - 1);
 			m->slots[s] = (uint32_t)i;
+			m->entries[i].slot = (uint32_t)s;
 		}
 	}
 	size_t s = akey_hash(k) & (m->nslots - 1);
@@ -422,9 +424,19 @@ static aentry *amap_get(amap *m, const akey *k)
 		s = (s + 1) & (m->nslots - 1);
 	}
 	CG_GROW(m->entries, m->cap, m->n + 1);
-	m->entries[m->n] = (aentry){*k, {0, 0}, {CG_NONE, CG_NONE}};
+	m->entries[m->n] = (aentry){*k, {0, 0}, {CG_NONE, CG_NONE}, (uint32_t)s};
 	m->slots[s] = (uint32_t)m->n;
 	return &m->entries[m->n++];
+}
+
+/* Empties the table for the next device in time proportional to its
+ * entries: one device with a million live allocations must not make every
+ * other device clear a table of millions of slots. */
+static void amap_clear(amap *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		m->slots[m->entries[i].slot] = CG_NONE;
+	m->n = 0;
 }
 
 static void count_allocs(trie *t, amap *m, const cg_analysis *a, const uint32_t *span_path, uint32_t d, int side)
@@ -558,9 +570,7 @@ int cg_diff_run(cg_diff_result **out, const cg_analysis *base, const cg_analysis
 		l.mark++;
 		ensure_stamps(&l, r->npaths);
 		local_node(&l, r, 0);
-		m.n = 0;
-		if (m.slots)
-			memset(m.slots, 0xff, m.nslots * sizeof *m.slots);
+		amap_clear(&m);
 		for (int s = 0; s < 2; s++) {
 			uint32_t d = dev->index[s];
 			merge_tree(&t, &l, a[s]->tl, &a[s]->peak_trees->trees[d], s);

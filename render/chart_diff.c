@@ -171,8 +171,9 @@ static void draw_axes(cg_chart *c, const tl_layout *l, const cg_alignment *al)
 	cg_chart_font(c, CG_TYPE_LABEL, false);
 	cg_chart_color(c, CG_SECONDARY);
 	cg_chart_text(c, (l->plot.x0 + l->plot.x1) / 2, l->plot.y1 + 50, CG_CENTER,
-		      al->mode == CG_ALIGN_PHASES ? "progress through each run (%), phase boundaries aligned"
-						  : "progress through each run (% of its duration)");
+		      al->mode == CG_ALIGN_PHASES && (al->steps_matched || al->matched)
+			      ? "progress through each run (%), phase boundaries aligned"
+			      : "progress through each run (% of its duration)");
 }
 
 /* Each run's phase windows in a lane above the plot, on the common axis. */
@@ -186,7 +187,7 @@ static void draw_lanes(cg_chart *c, const tl_layout *l, const cg_alignment *al, 
 		cg_chart_font(c, CG_TYPE_SMALL, false);
 		cg_chart_color(c, CG_FOOTNOTE);
 		cg_chart_text(c, l->plot.x0 - 10, y + 15, CG_RIGHT, side_words[side]);
-		if (!s[side].present)
+		if (!s[side].present || !al->nwindows[side])
 			continue;
 		cg_chart_box(c, l->plot.x0, y, l->plot.x1 - l->plot.x0, h, cg_chart_lane_color(CG_PHASE_NONE));
 		for (uint32_t k = 0; k < al->nwindows[side]; k++) {
@@ -227,20 +228,55 @@ static bool overlap(const label_box *a, const label_box *b)
 	return a->x < b->x + b->w && b->x < a->x + a->w && a->y < b->y + b->h && b->y < a->y + a->h;
 }
 
-/* Where a peak's label goes: above its ring (below when above would cover
- * the other label), right of it unless that leaves the plot. */
-static label_box place_label(cg_chart *c, const tl_layout *l, double x, double y, const char *text,
+/* The highest point (smallest y) of either series between x0 and x1. */
+static double data_top(const tl_layout *l, const series s[2], double x0, double x1)
+{
+	double w = (l->plot.x1 - l->plot.x0) / (double)l->ncols, top = l->plot.y1;
+	for (int side = 0; side < 2; side++) {
+		if (!s[side].present)
+			continue;
+		for (double x = x0; x <= x1 + w; x += w) {
+			size_t k = column_at((x - l->plot.x0) / (l->plot.x1 - l->plot.x0), l->ncols);
+			double y = ty(l, (double)s[side].max[k]);
+			if (y < top)
+				top = y;
+		}
+	}
+	return top;
+}
+
+/* Where a peak's label goes: just above its ring, right of it (left when
+ * that leaves the plot or covers more), raised above any data under it
+ * and clear of the other label. */
+static label_box place_label(cg_chart *c, const tl_layout *l, const series s[2], double x, double y, const char *text,
 			     const label_box *avoid)
 {
 	cg_chart_font(c, CG_TYPE_LABEL, true);
-	label_box b = {x + 10, y - 12 - CG_TYPE_LABEL - 4, cg_chart_text_width(c, text) + 8, CG_TYPE_LABEL + 8};
-	if (b.x + b.w > l->plot.x1)
-		b.x = x - 10 - b.w;
-	if (b.x < l->plot.x0)
-		b.x = l->plot.x0;
-	if (avoid && overlap(&b, avoid))
-		b.y = y + 12;
-	return b;
+	double w = cg_chart_text_width(c, text) + 8, h = CG_TYPE_LABEL + 8;
+	label_box best = {0, 0, 0, 0};
+	double best_raise = -1;
+	for (int k = 0; k < 2; k++) {
+		label_box b = {k == 0 ? x + 10 : x - 10 - w, y - 12 - CG_TYPE_LABEL - 4, w, h};
+		if (b.x + b.w > l->plot.x1)
+			b.x = l->plot.x1 - b.w;
+		if (b.x < l->plot.x0)
+			b.x = l->plot.x0;
+		double top = data_top(l, s, b.x, b.x + b.w);
+		if (b.y + b.h > top - 2)
+			b.y = top - 2 - b.h;
+		if (avoid && overlap(&b, avoid))
+			b.y = avoid->y - 4 - b.h;
+		double raise = (y - 12 - CG_TYPE_LABEL - 4) - b.y;
+		if (b.y < l->plot.y0 - 4)
+			continue;
+		if (best_raise < 0 || raise < best_raise) {
+			best = b;
+			best_raise = raise;
+		}
+	}
+	if (best_raise < 0) /* no room: the default place */
+		best = (label_box){x + 10 > l->plot.x1 - w ? x - 10 - w : x + 10, y - 12 - CG_TYPE_LABEL - 4, w, h};
+	return best;
 }
 
 static void draw_label(cg_chart *c, const label_box *b, const char *text, unsigned color)
@@ -271,7 +307,18 @@ static void draw_peaks(cg_chart *c, const tl_layout *l, const series s[2], const
 			continue;
 		double x = tx(l, s[side].peak_at), y = ty(l, (double)s[side].peak);
 		ring(c, x, y, colors[side]);
-		boxes[side] = place_label(c, l, x, y, text[side], avoid);
+		boxes[side] = place_label(c, l, s, x, y, text[side], avoid);
+		if (boxes[side].y + boxes[side].h < y - 12) { /* raised: a leader to the ring */
+			cairo_save(c->cr);
+			cairo_set_line_width(c->cr, 1);
+			cg_chart_color(c, colors[side]);
+			double bx = x < boxes[side].x ? boxes[side].x : x > boxes[side].x + boxes[side].w
+										 ? boxes[side].x + boxes[side].w : x;
+			cairo_move_to(c->cr, x, y - 7);
+			cairo_line_to(c->cr, bx, boxes[side].y + boxes[side].h);
+			cairo_stroke(c->cr);
+			cairo_restore(c->cr);
+		}
 		draw_label(c, &boxes[side], text[side], side == 0 ? CG_SECONDARY : CG_DIFF_NEW_LINE);
 		avoid = &boxes[side];
 	}
@@ -309,14 +356,14 @@ static void draw_legend(cg_chart *c, const tl_layout *l, const cg_diff_view *v, 
 			const cg_diff_device *dev)
 {
 	double x = l->plot.x1 + 28, width = c->width - CG_MARGIN - x, y = l->plot.y0 + 4;
-	char names[2][256], label[600], value[96], b[32], pct[32];
-	run_names(v, names);
+	char label[64], value[96], b[32], pct[32];
 	cg_chart_font(c, CG_TYPE_SMALL, true);
 	cg_chart_color(c, CG_SECONDARY);
 	cg_chart_text(c, x, y, CG_LEFT, "run, peak");
 	y += 27;
 	for (int side = 0; side < 2; side++) {
-		snprintf(label, sizeof label, "%s: %s", side_words[side], names[side]);
+		/* the runs' names are in the subtitle: the legend has no room for them */
+		snprintf(label, sizeof label, "%s run", side_words[side]);
 		if (s[side].present)
 			cg_fmt_bytes(value, sizeof value, s[side].peak);
 		else
@@ -382,7 +429,10 @@ void cg_chart_diff_timeline(cg_chart *c, const cg_diff_view *v, size_t i)
 	snprintf(subtitle, sizeof subtitle, "base %s  \xe2\x86\x92  new %s", names[0], names[1]);
 	const cg_alignment *al = v->align;
 	size_t n;
-	if (al->mode == CG_ALIGN_PHASES)
+	if (al->mode == CG_ALIGN_PHASES && al->steps_matched == 0 && al->matched == 0)
+		n = (size_t)snprintf(footnote, sizeof footnote,
+				     "x: each run's time over its duration (no steps or phases in common to align)");
+	else if (al->mode == CG_ALIGN_PHASES)
 		n = (size_t)snprintf(footnote, sizeof footnote,
 				     "x: each run's time with %" PRIu32 " steps and %" PRIu32 " of %" PRIu32 " / %" PRIu32
 				     " phase windows aligned (paler: unmatched)",
@@ -400,7 +450,8 @@ void cg_chart_diff_timeline(cg_chart *c, const cg_diff_view *v, size_t i)
 	cg_chart_frame(c, title, subtitle, footnote);
 	draw_axes(c, &l, al);
 	draw_series(c, &l, s);
-	draw_lanes(c, &l, al, s);
+	if (al->nwindows[0] || al->nwindows[1]) /* no empty lanes */
+		draw_lanes(c, &l, al, s);
 	draw_peaks(c, &l, s, dev);
 	draw_legend(c, &l, v, s, dev);
 	for (int side = 0; side < 2; side++)

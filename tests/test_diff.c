@@ -371,6 +371,37 @@ static void long_paths_are_cut_between_characters(void **state)
 	release(&p);
 }
 
+/* Scale: one device with 300,000 kinds of allocation live at its peak
+ * beside 20,000 devices with one each finishes well under the ctest
+ * timeout, with the small devices' figures right (the table of kinds is
+ * cleared at the cost of its entries, not of its size). */
+static void a_huge_device_does_not_slow_every_other_device(void **state)
+{
+	enum { BIG = 300000, SMALL = 20000 };
+	pair p;
+	for (int s = 0; s < 2; s++) {
+		p.tl[s] = tu_tl_new();
+		for (int i = 0; i < BIG; i++) {
+			char id[16];
+			snprintf(id, sizeof id, "t%d", i);
+			tu_mem(p.tl[s], (uint64_t)i, id, NULL, "cuda:0", 8 + (uint64_t)i, CG_ALLOC, CG_CAT_ACTIVATION, "mm");
+		}
+		for (int d = 0; d < SMALL; d++) {
+			char dev[16];
+			snprintf(dev, sizeof dev, "cpu:%d", d);
+			tu_mem(p.tl[s], BIG + (uint64_t)d, "x", NULL, dev, 8 * (uint64_t)(s + 1), CG_ALLOC, CG_CAT_INPUT, NULL);
+		}
+		tu_tl_finalize(p.tl[s]);
+	}
+	compare_timelines(&p);
+	assert_int_equal(p.d->ndevices, SMALL + 1);
+	assert_int_equal(p.d->devices[0].ngroups, 0);
+	const cg_diff_device *last = &p.d->devices[SMALL];
+	assert_pair(last->peak, 8, 16);
+	assert_int_equal(last->ngroups, 2);
+	release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +414,7 @@ int main(void)
 		cmocka_unit_test(unpaired_runs_compare_by_category_only),
 		cmocka_unit_test(allocations_from_before_the_trace_are_matched_too),
 		cmocka_unit_test(long_paths_are_cut_between_characters),
+		cmocka_unit_test(a_huge_device_does_not_slow_every_other_device),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
