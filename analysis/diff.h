@@ -15,9 +15,8 @@
  * Span paths are matched by their names from the root, with the repeating
  * training-step spans written as the steps' label ("train_step#*"), as the
  * leak groups write them: the peak of one run in train_step#0 and of the
- * other in train_step#1 are the same path. The result borrows nothing from
- * the analyses except through the device indices; names and paths live in
- * the result. */
+ * other in train_step#1 are the same path. Names and paths live in the
+ * result. */
 #ifndef CG_DIFF_H
 #define CG_DIFF_H
 
@@ -118,7 +117,8 @@ typedef struct cg_diff_result {
 
 /* Compares base with new. *out belongs to the caller; the analyses (and
  * their timelines) must outlive it only for the example records of the
- * allocation groups. Fails only with CG_ELIMIT when names do not fit. */
+ * allocation groups and the device indices. Never fails on input: it
+ * returns 0 (err is for future limits). */
 int cg_diff_run(cg_diff_result **out, const cg_analysis *base, const cg_analysis *new_a, cg_error *err);
 void cg_diff_free(cg_diff_result *r);
 

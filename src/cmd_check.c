@@ -17,9 +17,9 @@ static const cg_opt check_opts[] = {
 	{"max-peak", 0, "SIZE", "fail when a device's peak of live bytes exceeds SIZE"},
 	{"device", 0, "D", "judge device D only (default: every device)"},
 	{"max-fragmentation", 0, "RATIO", "fail when allocator fragmentation exceeds RATIO (0.3 or 30%)"},
-	{"max-leaked", 0, "SIZE", "fail when more than SIZE is live at the end outside parameters and optimizer state"},
+	{"max-leaked", 0, "SIZE", "fail when the bytes leaked at the end (below) exceed SIZE"},
 	{"baseline", 0, "FILE", "the earlier run --max-growth compares with"},
-	{"max-growth", 0, "PERCENT", "fail when a device's peak grew by more than PERCENT over the baseline's"},
+	{"max-growth", 0, "PERCENT", "fail when a device's peak grew more than PERCENT over the baseline's"},
 	{"json", 0, NULL, "print the verdicts as JSON (schema cgmem/check/1)"},
 	CG_INGEST_OPTS,
 	CG_OPT_END,
@@ -338,7 +338,7 @@ const cg_command cg_cmd_check = {
 	"KiB, MiB, GiB, TiB (or K, M, G, T) are powers of 1024; kB, MB, GB, TB powers\n"
 	"of 1000 (12GiB, 500MB, 1.5G). RATIO is 0.3 or 30%; PERCENT is 10, 2.5 or 2.5%,\n"
 	"with at most 6 decimals. A bad value is a usage error.\n"
-	"example:\n"
+	"\nexample:\n"
 	"  cgmem check run.jsonl --max-peak 12GiB --baseline last.jsonl --max-growth 5%\n",
 	check_opts,
 	run_check,
