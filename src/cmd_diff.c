@@ -17,7 +17,7 @@
 static const cg_opt diff_opts[] = {
 	{"output", 'o', "DIR", "write the comparison into DIR (required)"},
 	{"force", 'f', NULL, "replace DIR even when it holds files cgmem did not write"},
-	{"align", 0, "HOW", "timelines on each run's time (start, the default) or phases aligned (phases)"},
+	{"align", 0, "HOW", "start (each run's own time, the default) or phases (aligned)"},
 	{"no-html", 0, NULL, "do not write diff.html"},
 	CG_TOP_OPT,
 	CG_INGEST_OPTS,
