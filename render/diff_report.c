@@ -169,13 +169,14 @@ static void spans_section(cg_doc *d, const cg_diff_view *v, const cg_diff_device
 	}
 	uint32_t nrows;
 	uint32_t *rows = rows_worth_reading(dev, &nrows);
-	cg_doc_table(d, 6, "lrrrrr");
-	ROW(d, "span path", "base", "new", "change", "change %", "with everything below");
+	/* the path last: a long one wraps there (the first column never does) */
+	cg_doc_table(d, 6, "rrrrrl");
+	ROW(d, "change", "change %", "base", "new", "with everything below", "span path");
 	for (uint32_t k = 0; k < nrows && k < v->top; k++) {
 		const cg_diff_node *n = &dev->nodes[rows[k]];
 		char b0[32], b1[32], c[48], pc[32], t[48], path[PATH_COLUMNS * 4 + 8];
-		ROW(d, fit_path(v, n->path, path, sizeof path), fmt_b(b0, n->own.v[0]), fmt_b(b1, n->own.v[1]),
-		    fmt_change(c, n->own), fmt_pct(pc, n->own), fmt_change(t, n->total));
+		ROW(d, fmt_change(c, n->own), fmt_pct(pc, n->own), fmt_b(b0, n->own.v[0]), fmt_b(b1, n->own.v[1]),
+		    fmt_change(t, n->total), fit_path(v, n->path, path, sizeof path));
 	}
 	cg_doc_note(d, "Bytes allocated directly in each span path and live at the peak; the last column adds the "
 		       "paths below it. Listed: the paths whose own bytes changed, and those where changes below them "
