@@ -119,8 +119,7 @@ void cg_chart_list_free(cg_chart_list *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* "cuda:0" -> "cuda-0": device names become file-name safe. */
-static void file_safe(const char *s, char *buf, size_t size)
+void cg_chart_device_slug(const char *s, char *buf, size_t size)
 {
 	size_t k = 0;
 	for (; *s && k + 1 < size; s++) {
@@ -166,7 +165,7 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 	cg_chart_run_name(tl, run, sizeof run);
 	for (uint32_t d = 0; d < tl->ndevices; d++) {
 		char safe[128], name[160], title[300];
-		file_safe(cg_timeline_str(tl, tl->devices[d].name), safe, sizeof safe);
+		cg_chart_device_slug(cg_timeline_str(tl, tl->devices[d].name), safe, sizeof safe);
 		snprintf(name, sizeof name, "timeline.%s", safe);
 		snprintf(title, sizeof title, "Live memory by category on %s", cg_timeline_str(tl, tl->devices[d].name));
 		if (tl->devices[d].mem_count == 0) {

@@ -49,6 +49,10 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t device, const
 
 /* --- shared by the charts --- */
 
+/* A device name as part of a file name: "cuda:0" -> "cuda-0". Charts of a
+ * device are named "<kind>.<slug>" ("timeline.cuda-0"). */
+void cg_chart_device_slug(const char *device, char *buf, size_t size);
+
 /* "run <run_id> · <framework> · <model>" from the trace's metadata. */
 void cg_chart_run_subtitle(const cg_timeline *tl, char *buf, size_t size);
 /* The trace's file name without its folders ("<stdin>" for standard input). */

@@ -34,7 +34,7 @@ typedef struct cg_doc_block {
 	char *text;	 /* heading, paragraph, caption, or figure title */
 	char *name;	 /* figure: file name without extension */
 	size_t ncols;	 /* table */
-	char *align;	 /* table: 'l' or 'r' per column */
+	char *align;	 /* table: 'l', 'r', 'k' or 'p' per column */
 	char **cells;	 /* table: header row then rows, ncols each */
 	size_t nrows;	 /* table rows including the header */
 	size_t cells_cap;
@@ -54,8 +54,9 @@ void cg_doc_paragraph(cg_doc *d, const char *fmt, ...) __attribute__((format(pri
 void cg_doc_note(cg_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cg_doc_callout(cg_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cg_doc_code(cg_doc *d, const char *text);
-/* Starts a table; align has one 'l' or 'r' per column. The next call to
- * cg_doc_row gives the header. */
+/* Starts a table; align has one letter per column: 'l' left, 'r' right
+ * (numbers), 'k' left and never wrapped (keys), 'p' left, small and wrapped
+ * anywhere (span paths). The next call to cg_doc_row gives the header. */
 void cg_doc_table(cg_doc *d, size_t ncols, const char *align);
 void cg_doc_row(cg_doc *d, const char *const *cells);
 /* A chart: name.png in Markdown, name.svg inlined in HTML. */

@@ -22,9 +22,10 @@ static const char style[] =
 	"table{border-collapse:collapse;margin:8px 0 20px;font-size:14px;"
 	"font-variant-numeric:tabular-nums}"
 	"th{text-align:left;color:#555;font-weight:600;border-bottom:2px solid #ddd;padding:6px 12px}"
-	"td{padding:5px 12px;border-bottom:1px solid #eee;vertical-align:top;overflow-wrap:anywhere}"
+	"td{padding:5px 12px;border-bottom:1px solid #eee;vertical-align:top}"
 	"tr:nth-child(even) td{background:#fafafa}"
-	"td:first-child{white-space:nowrap}"
+	".k{white-space:nowrap}"
+	".p{font-size:13px;color:#333;overflow-wrap:anywhere;min-width:24ch}"
 	".r{text-align:right;white-space:nowrap}"
 	"figure{margin:20px 0 28px}"
 	"figure svg,figure img{width:100%;height:auto;display:block;border:1px solid #eee}"
@@ -43,7 +44,8 @@ static void table(cg_sink *out, const cg_doc_block *b)
 		cg_sink_puts(out, "<tr>");
 		for (size_t c = 0; c < b->ncols; c++) {
 			const char *tag = r == 0 ? "th" : "td";
-			cg_sink_printf(out, "<%s%s>", tag, b->align[c] == 'r' ? " class=\"r\"" : "");
+			char a = b->align[c];
+			cg_sink_printf(out, "<%s%s>", tag, a == 'r' ? " class=\"r\"" : a == 'p' ? " class=\"p\"" : a == 'k' ? " class=\"k\"" : "");
 			text(out, b->cells[r * b->ncols + c]);
 			cg_sink_printf(out, "</%s>", tag);
 		}

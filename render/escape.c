@@ -121,7 +121,7 @@ void cg_escape_markdown(cg_sink *out, const char *str, size_t n)
 		unsigned c = s[i];
 		size_t len = 1;
 		switch (c) {
-		case '|': case '`': case '*': case '_': case '[': case ']': case '\\': case '#':
+		case '|': case '`': case '*': case '_': case '[': case ']': case '\\':
 			cg_sink_putc(out, '\\');
 			cg_sink_putc(out, (char)c);
 			break;

@@ -2,87 +2,547 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "units.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 #define ROW(d, ...) cg_doc_row(d, (const char *const[]){__VA_ARGS__})
 
-static void run_section(cg_doc *d, const cg_timeline *tl)
+/* Buffers for one table cell each; formatting helpers write into them. */
+typedef char cell[160];
+
+static const char *bytes(cell c, uint64_t b)
 {
-	const cg_source *s = &tl->source;
-	char lines[32], size[32];
-	cg_doc_heading(d, 2, "The run");
-	bool jsonl = s->format && strncmp(s->format, "candle-graph", 12) == 0;
-	if (!s->meta_seen && jsonl)
-		cg_doc_note(d, "The trace has no meta record: its run metadata is unknown.");
-	cg_doc_table(d, 2, "ll");
-	ROW(d, "run", "value");
-	ROW(d, "trace", s->display_name ? s->display_name : "");
-	char fmt[128];
-	snprintf(fmt, sizeof fmt, "%s%s, %s, %s %ss", s->format ? s->format : "", s->gzip ? " (gzip)" : "",
-		 cg_fmt_bytes(size, sizeof size, s->data_bytes), cg_fmt_count(lines, sizeof lines, s->lines),
-		 cg_timeline_position_word(tl));
-	ROW(d, "format", fmt);
-	for (size_t i = 0; i < tl->nmeta; i++) {
-		const char *v = cg_timeline_str(tl, tl->meta[i].value);
-		char cut[304];
-		snprintf(cut, sizeof cut, "%.300s%s", v, strlen(v) > 300 ? "…" : "");
-		ROW(d, cg_timeline_str(tl, tl->meta[i].key), cut);
+	return cg_fmt_bytes(c, sizeof(cell), b);
+}
+
+static const char *bytes_exact(cell c, uint64_t b)
+{
+	char h[32], e[32];
+	snprintf(c, sizeof(cell), "%s (%s B)", cg_fmt_bytes(h, sizeof h, b), cg_fmt_count(e, sizeof e, b));
+	return c;
+}
+
+static const char *when(cell c, uint64_t ns)
+{
+	return cg_fmt_time(c, sizeof(cell), ns);
+}
+
+static const char *count(cell c, uint64_t n)
+{
+	return cg_fmt_count(c, sizeof(cell), n);
+}
+
+static const char *percent(cell c, uint64_t part, uint64_t whole)
+{
+	return cg_fmt_percent(c, sizeof(cell), whole ? (double)part / (double)whole : 0.0);
+}
+
+static const char *category_label(cg_category c)
+{
+	return c == CG_CAT_BASELINE ? "before profiling" : cg_category_name(c);
+}
+
+static const char *dev_name(const cg_timeline *tl, uint32_t d)
+{
+	return cg_timeline_str(tl, tl->devices[d].name);
+}
+
+/* The chart "<kind>.<device>" when it was drawn; else a note why not. */
+static void figure(cg_doc *d, const cg_chart_list *charts, const cg_timeline *tl, const char *kind, uint32_t dev)
+{
+	if (!charts)
+		return;
+	char slug[128], name[200];
+	cg_chart_device_slug(dev_name(tl, dev), slug, sizeof slug);
+	snprintf(name, sizeof name, "%s.%s", kind, slug);
+	for (size_t i = 0; i < charts->n; i++) {
+		const cg_chart_file *f = &charts->items[i];
+		if (strcmp(f->name, name) != 0)
+			continue;
+		if (f->skipped)
+			cg_doc_note(d, "%s: not drawn (%s).", f->title, f->skipped);
+		else
+			cg_doc_figure(d, f->name, f->title);
 	}
+}
+
+/* --- the top of the report -------------------------------------------------- */
+
+static void callouts(cg_doc *d, const cg_analysis *a)
+{
+	const cg_timeline *tl = a->tl;
+	if (tl->source.truncated)
+		cg_doc_callout(d, "The trace was cut off: %s. Everything below is as of the last complete record.",
+			       tl->source.truncation_note);
+	for (size_t i = 0; i < tl->nooms && i < 3; i++) {
+		cell t, b;
+		cg_doc_callout(d, "Out of memory on %s at %s: an allocation of %s failed.",
+			       dev_name(tl, tl->ooms[i].device), when(t, tl->ooms[i].t_ns), bytes(b, tl->ooms[i].bytes));
+	}
+	if (tl->nooms > 3)
+		cg_doc_note(d, "... and %zu more out-of-memory events.", tl->nooms - 3);
+	for (uint32_t dv = 0; a->end && dv < a->end->ndevices; dv++)
+		if (a->end->devices[dv].verdict)
+			cg_doc_callout(d, "%s%s%s", tl->ndevices > 1 ? dev_name(tl, dv) : "", tl->ndevices > 1 ? ": " : "",
+				       a->end->devices[dv].verdict);
+}
+
+/* Fragmentation in words: the recorded checkpoint nearest the peak, else
+ * the allocator replay's estimate (not for a CPU, which has no caching allocator). */
+static void fragmentation_cell(cell c, const cg_analysis *a, uint32_t dv)
+{
+	const cg_checkpoints_device *cp = &a->checkpoints->devices[dv];
+	if (cp->nearest_peak != CG_NONE && cp->list[cp->nearest_peak].has_fragmentation) {
+		const cg_checkpoint *k = &cp->list[cp->nearest_peak];
+		cell res, t;
+		snprintf(c, sizeof(cell), "%.1f %% of %s reserved (checkpoint at %s)", 100.0 * k->fragmentation,
+			 bytes(res, k->reserved_bytes), when(t, k->t_ns));
+		return;
+	}
+	const cg_replay_device *r = &a->replay->devices[dv];
+	if (r->available && strncmp(dev_name(a->tl, dv), "cpu", 3) != 0) {
+		cell t;
+		snprintf(c, sizeof(cell), "%.1f %% of %s (allocator replay, estimate)", 100.0 * r->standard.at_peak.frag_reserved,
+			 bytes(t, r->standard.at_peak.reserved));
+		return;
+	}
+	snprintf(c, sizeof(cell), "not recorded");
+}
+
+static void capacity_cell(cell c, const cg_analysis *a, uint32_t dv)
+{
+	const cg_checkpoints_device *cp = &a->checkpoints->devices[dv];
+	const cg_checkpoint *k = NULL;
+	if (cp->nearest_peak != CG_NONE && cp->list[cp->nearest_peak].has_capacity)
+		k = &cp->list[cp->nearest_peak];
+	for (uint32_t i = 0; !k && i < cp->count; i++)
+		if (cp->list[i].has_capacity)
+			k = &cp->list[i];
+	if (!k) {
+		snprintf(c, sizeof(cell), "not recorded");
+		return;
+	}
+	char cap[32], head[32], t[32];
+	snprintf(c, sizeof(cell), "%s capacity, %s headroom (at %s)", cg_fmt_bytes(cap, sizeof cap, k->capacity_bytes),
+		 cg_fmt_bytes(head, sizeof head, k->free_bytes), cg_fmt_time(t, sizeof t, k->t_ns));
 }
 
 static void key_figures(cg_doc *d, const cg_analysis *a)
 {
 	const cg_timeline *tl = a->tl;
+	uint32_t n = tl->ndevices;
 	cg_doc_heading(d, 2, "Key figures");
-	cg_doc_table(d, 7, "lrrrrrr");
-	ROW(d, "device", "peak", "first reached at", "live at the end", "never freed", "before the trace",
-	    "capacity, headroom");
-	for (uint32_t dv = 0; dv < tl->ndevices; dv++) {
-		const cg_device *dev = &tl->devices[dv];
-		const cg_peak_device *p = &a->peak->devices[dv];
-		char peak[64], exact[32], at[32], end[32], never[64], n[32], before[64], cap[96], b1[32], b2[32];
-		snprintf(peak, sizeof peak, "%s (%s B)", cg_fmt_bytes(b1, sizeof b1, p->peak_bytes),
-			 cg_fmt_count(exact, sizeof exact, p->peak_bytes));
-		cg_fmt_time(at, sizeof at, p->peak_t_ns);
-		cg_fmt_bytes(end, sizeof end, p->live_at_end);
-		snprintf(never, sizeof never, "%s allocations", cg_fmt_count(n, sizeof n, p->live_count_at_end));
-		if (dev->baseline_bytes)
-			snprintf(before, sizeof before, "%s before profiling", cg_fmt_bytes(b1, sizeof b1, dev->baseline_bytes));
+	char align[40] = "k";
+	for (uint32_t i = 0; i < n && i < 30; i++)
+		strcat(align, "r");
+	cg_doc_table(d, n + 1, align);
+	const char **row = cg_calloc(n + 1, sizeof *row);
+	cell *cells = cg_calloc(n, sizeof *cells);
+	/* One row per figure, one column per device. */
+#define FIGURE(label, ...) \
+	do { \
+		row[0] = label; \
+		for (uint32_t dv = 0; dv < n; dv++) { \
+			const cg_peak_device *p = &a->peak->devices[dv]; \
+			const cg_device *dev = &tl->devices[dv]; \
+			char *c = cells[dv]; \
+			(void)p; \
+			(void)dev; \
+			__VA_ARGS__; \
+			row[dv + 1] = c; \
+		} \
+		cg_doc_row(d, row); \
+	} while (0)
+	FIGURE("", snprintf(c, sizeof(cell), "%s", dev_name(tl, dv)));
+	FIGURE("peak", bytes_exact(c, p->peak_bytes));
+	FIGURE("first reached at", {
+		cell t;
+		if (p->reached_times > 1)
+			snprintf(c, sizeof(cell), "%s (reached %" PRIu32 " times)", when(t, p->peak_t_ns), p->reached_times);
 		else
-			snprintf(before, sizeof before, "%s in %" PRIu32 " frees", cg_fmt_bytes(b1, sizeof b1, dev->preexisting_bytes),
-				 dev->preexisting_count);
-		/* the last checkpoint with used and free says what the device holds */
-		const cg_devmem *last = NULL;
-		for (size_t i = 0; i < tl->ndevmem; i++)
-			if (tl->devmem[i].device == dv && tl->devmem[i].has_used)
-				last = &tl->devmem[i];
-		if (last)
-			snprintf(cap, sizeof cap, "%s, %s free", cg_fmt_bytes(b1, sizeof b1, last->used_bytes + last->free_bytes),
-				 cg_fmt_bytes(b2, sizeof b2, last->free_bytes));
-		else
-			snprintf(cap, sizeof cap, "not recorded");
-		ROW(d, cg_timeline_str(tl, dev->name), peak, at, end, never, before, cap);
+			when(c, p->peak_t_ns);
+	});
+	FIGURE("live at the peak", snprintf(c, sizeof(cell), "%" PRIu32 " allocations", p->live_at_peak));
+	FIGURE("capacity and headroom", capacity_cell(c, a, dv));
+	FIGURE("fragmentation", fragmentation_cell(c, a, dv));
+	FIGURE("allocated before the trace", {
+		cell b;
+		snprintf(c, sizeof(cell), "%s in %" PRIu32 " frees", bytes(b, dev->preexisting_bytes), dev->preexisting_count);
+	});
+	if (tl->ndevices && a->peak) {
+		bool any = false;
+		for (uint32_t dv = 0; dv < n; dv++)
+			any |= tl->devices[dv].baseline_bytes > 0;
+		if (any)
+			FIGURE("before profiling", bytes(c, dev->baseline_bytes));
 	}
-	cg_doc_note(d, "Peak: the largest live bytes after any memory record, in time order. Never freed: allocations "
-		       "still live when the trace ends. Before the trace: frees of tensors the trace never saw allocated, "
-		       "counted live from the start.%s",
-		    tl->source.truncated ? " The trace was cut off: \"at the end\" means where it stops." : "");
+	FIGURE("never freed", {
+		cell b, k;
+		snprintf(c, sizeof(cell), "%s in %s allocations", bytes(b, p->live_at_end), count(k, p->live_count_at_end));
+	});
+	FIGURE("allocated in all", {
+		cell b, k, f;
+		snprintf(c, sizeof(cell), "%s in %s allocations, %s frees", bytes(b, p->bytes_allocated),
+			 count(k, p->allocations), count(f, p->frees));
+	});
+#undef FIGURE
+	cg_free(row);
+	cg_free(cells);
+	cg_doc_note(d, "Peak: the largest live bytes after any memory record, in time order (PyTorch's \"Total Allocated\"). "
+		       "Never freed: still live when the trace %s. Allocated before the trace: frees of memory the trace never "
+		       "saw allocated, counted live from the start. docs/analysis.md defines every figure.",
+		    tl->source.truncated ? "was cut off" : "ends");
 }
 
-static void charts_section(cg_doc *d, const cg_chart_list *charts)
+/* --- per device -------------------------------------------------------------- */
+
+static void moment_of_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
 {
-	if (!charts || !charts->n)
+	const cg_timeline *tl = a->tl;
+	const cg_peak_device *p = &a->peak->devices[dv];
+	const cg_liveset_device *ls = &a->at_peak->devices[dv];
+	cell b, t;
+	if (p->peak_index != CG_NONE) {
+		const cg_mem *m = &tl->mem[p->peak_index];
+		char path[1024];
+		cg_timeline_span_path(tl, m->span, path, sizeof path);
+		cell mb;
+		cg_doc_paragraph(d, "Live memory peaked at %s at %s, when %s of %s (%s, %s phase) was allocated in %s. "
+				    "%" PRIu64 " allocations were live.",
+				 bytes_exact(b, p->peak_bytes), when(t, p->peak_t_ns), bytes(mb, m->bytes),
+				 m->op ? cg_timeline_str(tl, m->op) : "an unnamed op",
+				 category_label((cg_category)m->category), cg_phase_name(cg_timeline_mem_phase(tl, m)),
+				 *path ? path : "no span", ls->count);
+	} else {
+		cg_doc_paragraph(d, "Live memory was highest, %s, from the start: memory allocated before the trace.",
+				 bytes_exact(b, p->peak_bytes));
+	}
+	figure(d, charts, tl, "timeline", dv);
+
+	cg_doc_heading(d, 3, "What was live at the peak");
+	if (!tl->source.categories_known)
+		cg_doc_note(d, "This trace format records no categories: live bytes are shown as unknown, apart from "
+			       "memory allocated before profiling.");
+	cg_doc_table(d, 4, "lrrr");
+	ROW(d, "category", "bytes", "of the peak", "allocations");
+	for (int s = CG_CAT_COUNT; s-- > 0;) {
+		cg_category c = cg_chart_stack_order[s];
+		if (!ls->by_category[c])
+			continue;
+		cell cb, cp, cc;
+		ROW(d, category_label(c), bytes(cb, ls->by_category[c]), percent(cp, ls->by_category[c], ls->bytes),
+		    c == CG_CAT_BASELINE ? "" : count(cc, ls->count_by_category[c]));
+	}
+	if (ls->listed) {
+		cg_doc_table(d, 3, "lrr");
+		ROW(d, "phase that allocated it", "bytes", "of the peak");
+		for (int ph = CG_PHASE_FORWARD; ph <= CG_PHASE_COUNT; ph++) {
+			int phase = ph == CG_PHASE_COUNT ? CG_PHASE_NONE : ph;
+			if (!ls->by_phase[phase])
+				continue;
+			cell cb, cp;
+			ROW(d, phase == CG_PHASE_NONE ? "no phase" : cg_phase_name((cg_phase)phase),
+			    bytes(cb, ls->by_phase[phase]), percent(cp, ls->by_phase[phase], ls->bytes));
+		}
+	}
+	figure(d, charts, tl, "breakdown", dv);
+}
+
+static int cmp_own(const void *x, const void *y)
+{
+	const cg_pathnode *a = *(const cg_pathnode *const *)x, *b = *(const cg_pathnode *const *)y;
+	if (a->own_bytes != b->own_bytes)
+		return a->own_bytes > b->own_bytes ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The path of a node of the span-path tree: names from the root down. */
+static void node_path(const cg_timeline *tl, const cg_pathtree *t, uint32_t i, char *buf, size_t size)
+{
+	uint32_t chain[300];
+	size_t n = 0;
+	for (uint32_t k = i; k != CG_NONE && t->nodes[k].kind != CG_PATHNODE_ROOT && n < 300; k = t->nodes[k].parent)
+		chain[n++] = k;
+	size_t len = 0;
+	buf[0] = '\0';
+	while (n > 0 && len < size) {
+		const cg_pathnode *nd = &t->nodes[chain[--n]];
+		const char *name = nd->kind == CG_PATHNODE_BEFORE_TRACE	     ? "(allocated before the trace)"
+				   : nd->kind == CG_PATHNODE_BEFORE_PROFILING ? "(before profiling)"
+									      : cg_timeline_str(tl, nd->name);
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", name, n ? "/" : "");
+	}
+}
+
+static void where_allocated(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_pathtree *t = a->peak_trees && dv < a->peak_trees->ntrees ? &a->peak_trees->trees[dv] : NULL;
+	if (!t || !t->nnodes)
 		return;
-	cg_doc_heading(d, 2, "Charts");
-	for (size_t i = 0; i < charts->n; i++) {
-		const cg_chart_file *f = &charts->items[i];
-		if (f->skipped)
-			cg_doc_note(d, "%s: not drawn (%s).", f->title, f->skipped);
+	cg_doc_heading(d, 3, "Where the peak was allocated");
+	const cg_pathnode **own = cg_malloc(t->nnodes * sizeof *own);
+	size_t n = 0;
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].own_bytes)
+			own[n++] = &t->nodes[i];
+	qsort(own, n, sizeof *own, cmp_own);
+	uint64_t total = t->nodes[0].total_bytes;
+	cg_doc_table(d, 4, "prrr");
+	ROW(d, "span path (spans of one name under one parent merged)", "bytes", "of the peak", "allocations");
+	for (size_t k = 0; k < n && k < 15; k++) {
+		char path[2048];
+		node_path(tl, t, (uint32_t)(own[k] - t->nodes), path, sizeof path);
+		cell b, p, c;
+		ROW(d, *path ? path : "(outside any span)", bytes(b, own[k]->own_bytes), percent(p, own[k]->own_bytes, total),
+		    count(c, own[k]->own_count));
+	}
+	if (n > 15)
+		cg_doc_note(d, "The 15 largest of %zu paths; summary.json has them all.", n);
+	cg_free(own);
+	figure(d, charts, tl, "icicle", dv);
+}
+
+static void largest_at_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_liveset_device *ls = &a->at_peak->devices[dv];
+	cg_doc_heading(d, 3, "Largest allocations live at the peak");
+	if (!ls->listed) {
+		cg_doc_paragraph(d, "Not available: the frees in this trace cannot be matched to their allocations.");
+		return;
+	}
+	size_t top = a->options.top_n < ls->nallocs ? a->options.top_n : ls->nallocs;
+	cg_doc_table(d, 8, "rkkkkrrp");
+	ROW(d, "bytes", "category", "phase", "op", "shape, dtype", "allocated at", "freed at", "span path");
+	for (size_t k = 0; k < top; k++) {
+		const cg_live_alloc *la = &ls->allocs[k];
+		cell b, at, fr, sh;
+		char path[1024] = "";
+		const char *op = "", *phase = cg_phase_name(cg_live_alloc_phase(tl, la));
+		if (la->alloc != CG_NONE) {
+			const cg_mem *m = &tl->mem[la->alloc];
+			char shape[96];
+			cg_timeline_shape_format(tl, m->shape, shape, sizeof shape);
+			const char *dt = m->dtype ? cg_timeline_str(tl, tl->dtypes[m->dtype].name) : "";
+			snprintf(sh, sizeof sh, "%s%s%s", m->shape ? shape : "?", *dt ? " " : "", dt);
+			op = m->op ? cg_timeline_str(tl, m->op) : "?";
+			cg_timeline_span_path(tl, m->span, path, sizeof path);
+			when(at, m->t_ns);
+		} else {
+			snprintf(sh, sizeof sh, "?");
+			snprintf(at, sizeof at, "before the trace");
+		}
+		if (la->end == CG_NONE)
+			snprintf(fr, sizeof fr, "never");
 		else
-			cg_doc_figure(d, f->name, f->title);
+			when(fr, tl->mem[la->end].t_ns);
+		ROW(d, bytes(b, la->bytes), category_label(cg_live_alloc_category(tl, la)), phase, op, sh, at, fr, path);
+	}
+	if (top < ls->nallocs)
+		cg_doc_note(d, "The %zu largest of %zu (--top sets how many).", top, ls->nallocs);
+	figure(d, charts, tl, "top_allocations", dv);
+}
+
+static void steps_and_phases(cg_doc *d, const cg_analysis *a, uint32_t dv)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_overtime_device *o = &a->overtime->devices[dv];
+	if (!o->timed)
+		return;
+	bool phases = false;
+	for (int ph = CG_PHASE_FORWARD; ph < CG_PHASE_COUNT; ph++)
+		phases |= o->phases[ph].ran;
+	if (o->nsteps) {
+		cg_doc_heading(d, 3, "Steps");
+		cg_doc_table(d, 6, "lrrrrr");
+		ROW(d, a->steps->label ? a->steps->label : "step", "started at", "live at its start", "peak while it ran",
+		    "live at its end", "growth");
+		for (uint32_t k = 0; k < o->nsteps; k++) {
+			const cg_step_stats *s = &o->steps[k];
+			char name[256];
+			snprintf(name, sizeof name, "%s", cg_timeline_str(tl, tl->spans[a->steps->steps[k].span].name));
+			cell st, ls, pk, le, gr;
+			ROW(d, name, when(st, a->steps->steps[k].start_ns), bytes(ls, s->live_at_start),
+			    bytes(pk, s->peak_bytes), bytes(le, s->live_at_end), cg_fmt_bytes_signed(gr, sizeof gr, s->growth));
+		}
+	}
+	if (phases) {
+		cg_doc_heading(d, 3, "Phases");
+		cg_doc_table(d, 4, "lrrr");
+		ROW(d, "phase", "peak while it ran", "allocated in it", "freed in it");
+		for (int ph = CG_PHASE_FORWARD; ph < CG_PHASE_COUNT; ph++) {
+			const cg_phase_stats *s = &o->phases[ph];
+			if (!s->ran)
+				continue;
+			cell pk, al, fr;
+			ROW(d, cg_phase_name((cg_phase)ph), bytes(pk, s->peak_bytes), bytes(al, s->allocated_bytes),
+			    bytes(fr, s->freed_bytes));
+		}
+	}
+}
+
+static void fragmentation(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_checkpoints_device *cp = &a->checkpoints->devices[dv];
+	const cg_replay_device *r = &a->replay->devices[dv];
+	bool cpu = strncmp(dev_name(tl, dv), "cpu", 3) == 0;
+	if (!cp->count && (!r->available || cpu))
+		return;
+	cg_doc_heading(d, 3, "Fragmentation and the allocator");
+	if (cp->max_fragmentation != CG_NONE) {
+		const cg_checkpoint *k = &cp->list[cp->max_fragmentation];
+		cell res, live, t;
+		cg_doc_paragraph(d, "The allocator held %s reserved for %s live at %s: %.1f %% of what it reserved was not in "
+				    "use, the most at any of the %" PRIu32 " checkpoints.",
+				 bytes(res, k->reserved_bytes), bytes(live, k->live_bytes), when(t, k->t_ns),
+				 100.0 * k->fragmentation, cp->count);
+	} else if (cp->count) {
+		cg_doc_paragraph(d, "%" PRIu32 " device checkpoints, without the allocator's reserved bytes.", cp->count);
+	}
+	if (r->available && !cpu) {
+		cell s, e, sv;
+		int64_t saved = r->saved_bytes;
+		cg_doc_paragraph(d, "A replay of this allocation sequence through a model of PyTorch's caching allocator "
+				    "(an estimate) reserves at most %s; with expandable_segments:True it would reserve %s, "
+				    "%s %s. At the peak, %.1f %% of the reserved bytes are not live and the largest free block "
+				    "is %.1f %% short of all free memory.",
+				 bytes(s, r->standard.peak_reserved), bytes(e, r->expandable.peak_reserved),
+				 saved >= 0 ? "saving" : "costing", bytes(sv, (uint64_t)(saved >= 0 ? saved : -saved)),
+				 100.0 * r->standard.at_peak.frag_reserved, 100.0 * r->standard.at_peak.frag_largest);
+	}
+	figure(d, charts, tl, "fragmentation", dv);
+}
+
+static void leaks(cg_doc *d, const cg_analysis *a, uint32_t dv)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_leaks_device *l = &a->leaks->devices[dv];
+	cg_doc_heading(d, 3, "Leak candidates");
+	if (!l->available) {
+		cg_doc_paragraph(d, "Not available: the frees in this trace cannot be matched to their allocations.");
+		return;
+	}
+	if (!l->count) {
+		cg_doc_paragraph(d, "None: everything live at the end is a parameter or optimizer state.");
+		return;
+	}
+	cell b, c;
+	cg_doc_paragraph(d, "%s in %s allocations are live at the end and are neither parameters nor optimizer state%s",
+			 bytes(b, l->bytes), count(c, l->count),
+			 l->leaking_steps > 1 ? ", and steps left memory behind:" : ".");
+	if (l->leaking_steps > 1) {
+		cg_doc_table(d, 3, "lrr");
+		ROW(d, "step", "left live at the end", "allocations");
+		for (uint32_t k = 0; k < l->nsteps; k++) {
+			cell sb, sc;
+			ROW(d, cg_timeline_str(tl, tl->spans[a->steps->steps[k].span].name), bytes(sb, l->step_bytes[k]),
+			    count(sc, l->step_count[k]));
+		}
+	}
+	cg_doc_table(d, 5, "pkkrr");
+	ROW(d, "span path", "op", "category", "bytes", "allocations");
+	for (size_t k = 0; k < l->ngroups && k < a->options.top_n; k++) {
+		const cg_leak_group *g = &l->groups[k];
+		cell gb, gc;
+		ROW(d, *g->path ? g->path : "(outside any span)", g->op ? cg_timeline_str(tl, g->op) : "?",
+		    g->category < CG_CAT_COUNT ? category_label((cg_category)g->category) : "mixed", bytes(gb, g->bytes),
+		    count(gc, g->count));
+	}
+}
+
+static void lifetimes(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
+{
+	const cg_lifetimes_device *l = &a->lifetimes->devices[dv];
+	if (!l->available || !l->ended_count)
+		return;
+	cg_doc_heading(d, 3, "Lifetimes");
+	cell e, eb, t, tb, n, nb;
+	cg_doc_paragraph(d, "%s allocations (%s) were freed in the trace; %s of them (%s) were temporaries, freed before "
+			    "the span that allocated them ended. %s (%s) were never freed.",
+			 count(e, l->ended_count), bytes(eb, l->ended_bytes), count(t, l->temporaries_count),
+			 bytes(tb, l->temporaries_bytes), count(n, l->never_freed_count), bytes(nb, l->never_freed_bytes));
+	figure(d, charts, a->tl, "lifetimes", dv);
+}
+
+static void end_of_trace(cg_doc *d, const cg_analysis *a, uint32_t dv)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_endtrace_device *e = &a->end->devices[dv];
+	if (e->kind == CG_END_NO_RECORDS)
+		return;
+	cg_doc_heading(d, 3, "The end of the trace");
+	cell t, b;
+	if (e->verdict)
+		cg_doc_paragraph(d, "%s", e->verdict);
+	else
+		cg_doc_paragraph(d, "The %s at %s, with %s live.",
+				 e->kind == CG_END_OUT_OF_MEMORY ? "run ran out of memory" : "last memory record is",
+				 when(t, e->t_ns), bytes(b, e->live_bytes));
+	if (!e->nlast)
+		return;
+	cg_doc_table(d, 5, "rrkkp");
+	ROW(d, "at", "bytes", "op", "category", "span path");
+	for (uint32_t k = 0; k < e->nlast && k < 10; k++) {
+		const cg_mem *m = &tl->mem[e->last_allocs[k]];
+		char path[1024];
+		cg_timeline_span_path(tl, m->span, path, sizeof path);
+		cell at, mb;
+		ROW(d, when(at, m->t_ns), bytes(mb, m->bytes), m->op ? cg_timeline_str(tl, m->op) : "?",
+		    category_label((cg_category)m->category), path);
+	}
+	cg_doc_note(d, "The last %" PRIu32 " allocations before the end, latest first.", e->nlast < 10 ? e->nlast : 10);
+}
+
+static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
+{
+	const cg_timeline *tl = a->tl;
+	if (tl->ndevices > 1)
+		cg_doc_heading(d, 2, "%s", dev_name(tl, dv));
+	else
+		cg_doc_heading(d, 2, "The peak");
+	if (!tl->devices[dv].mem_count && !a->peak->devices[dv].initial_bytes) {
+		cg_doc_paragraph(d, "No memory records on this device.");
+		return;
+	}
+	moment_of_peak(d, a, dv, charts);
+	where_allocated(d, a, dv, charts);
+	largest_at_peak(d, a, dv, charts);
+	steps_and_phases(d, a, dv);
+	fragmentation(d, a, dv, charts);
+	leaks(d, a, dv);
+	lifetimes(d, a, dv, charts);
+	end_of_trace(d, a, dv);
+}
+
+/* --- run-wide sections ----------------------------------------------------------- */
+
+static void gradients(cg_doc *d, const cg_analysis *a)
+{
+	const cg_gradients_result *g = a->gradients;
+	if (!g || !g->records)
+		return;
+	const cg_timeline *tl = a->tl;
+	cg_doc_heading(d, 2, "Gradients");
+	cell r, p, ok, miss, z, nf;
+	cg_doc_paragraph(d, "%s gradient records for %s parameters: %s present, %s missing, %s zero, %s non-finite.",
+			 count(r, g->records), count(p, g->parameters), count(ok, g->by_state[CG_GRAD_PRESENT]),
+			 count(miss, g->by_state[CG_GRAD_MISSING]), count(z, g->by_state[CG_GRAD_ZERO]),
+			 count(nf, g->by_state[CG_GRAD_NON_FINITE] + g->non_finite_norms));
+	if (!g->nproblems)
+		return;
+	cg_doc_table(d, 4, "llrr");
+	ROW(d, "parameter", "root", "missing", "non-finite");
+	for (size_t k = 0; k < g->nproblems && k < 20; k++) {
+		const cg_gradient_problem *pr = &g->problems[k];
+		cell m, n;
+		ROW(d, cg_timeline_str(tl, pr->key), cg_timeline_str(tl, pr->root), count(m, pr->missing),
+		    count(n, pr->non_finite));
 	}
 }
 
@@ -97,17 +557,18 @@ static void anomalies_section(cg_doc *d, const cg_timeline *tl)
 		cg_doc_paragraph(d, "None: every free matched a live allocation and every span was well formed.");
 		return;
 	}
-	cg_doc_table(d, 3, "lrl");
+	cg_doc_table(d, 3, "lrp");
 	ROW(d, "what", "count", "first examples");
 	for (int k = 0; k < CG_ANOM_COUNT; k++) {
 		const cg_anomaly_stats *s = &tl->anomalies[k];
 		if (!s->count)
 			continue;
-		char count[32], examples[1600] = "";
+		char examples[1600] = "";
 		size_t n = 0;
 		for (uint32_t e = 0; e < s->nexamples && e < 3 && n < sizeof examples; e++)
 			n += (size_t)snprintf(examples + n, sizeof examples - n, "%s%s", e ? "; " : "", s->examples[e]);
-		ROW(d, cg_anomaly_description((cg_anomaly)k), cg_fmt_count(count, sizeof count, s->count), examples);
+		cell c;
+		ROW(d, cg_anomaly_description((cg_anomaly)k), count(c, s->count), examples);
 	}
 }
 
@@ -117,11 +578,10 @@ static void diagnostics_section(cg_doc *d, const cg_timeline *tl)
 	if (!s->bad_lines && !s->warnings && !s->unknown_kinds && !s->unknown_categories)
 		return;
 	cg_doc_heading(d, 2, "Reading the trace");
-	char bad[32], warn[32];
+	cell bad, warn;
 	cg_doc_paragraph(d, "%s bad records were skipped; %s warnings. %" PRIu64 " records of unknown kinds and %" PRIu64
 			    " unknown categories were counted.",
-			 cg_fmt_count(bad, sizeof bad, s->bad_lines), cg_fmt_count(warn, sizeof warn, s->warnings),
-			 s->unknown_kinds, s->unknown_categories);
+			 count(bad, s->bad_lines), count(warn, s->warnings), s->unknown_kinds, s->unknown_categories);
 	cg_doc_table(d, 2, "rl");
 	ROW(d, cg_timeline_position_word(tl), "message");
 	for (size_t i = 0; i < s->ndiags && i < 20; i++) {
@@ -133,6 +593,30 @@ static void diagnostics_section(cg_doc *d, const cg_timeline *tl)
 		cg_doc_note(d, "The first 20 are shown; summary.json lists the first %d.", CG_MAX_DIAGS);
 }
 
+static void run_section(cg_doc *d, const cg_timeline *tl)
+{
+	const cg_source *s = &tl->source;
+	cell lines, size;
+	cg_doc_heading(d, 2, "The run");
+	bool jsonl = s->format && strncmp(s->format, "candle-graph", 12) == 0;
+	if (!s->meta_seen && jsonl)
+		cg_doc_note(d, "The trace has no meta record: its run metadata is unknown.");
+	cg_doc_table(d, 2, "kl");
+	ROW(d, "run", "value");
+	ROW(d, "trace", s->display_name ? s->display_name : "");
+	char fmt[256];
+	snprintf(fmt, sizeof fmt, "%s%s, %s, %s %ss", s->format ? s->format : "", s->gzip ? " (gzip)" : "",
+		 bytes(size, s->data_bytes), count(lines, s->lines), cg_timeline_position_word(tl));
+	ROW(d, "format", fmt);
+	for (size_t i = 0; i < tl->nmeta; i++) {
+		const char *v = cg_timeline_str(tl, tl->meta[i].value);
+		char cut[310];
+		size_t keep = cg_utf8_prefix(v, strlen(v), 300);
+		snprintf(cut, sizeof cut, "%.*s%s", (int)keep, v, strlen(v) > keep ? "\xe2\x80\xa6" : "");
+		ROW(d, cg_timeline_str(tl, tl->meta[i].key), cut);
+	}
+}
+
 cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
 {
 	const cg_timeline *tl = a->tl;
@@ -140,25 +624,15 @@ cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
 	cg_chart_run_name(tl, run, sizeof run);
 	snprintf(title, sizeof title, "Memory report \xe2\x80\x94 %s", run);
 	cg_doc *d = cg_doc_new(title);
-	if (tl->source.truncated)
-		cg_doc_callout(d, "The trace was cut off: %s. Everything below is as of the last complete record.",
-			       tl->source.truncation_note);
-	for (size_t i = 0; i < tl->nooms; i++) {
-		char t[32], b[32];
-		cg_doc_callout(d, "Out of memory on %s at %s: an allocation of %s failed.",
-			       cg_timeline_str(tl, tl->devices[tl->ooms[i].device].name),
-			       cg_fmt_time(t, sizeof t, tl->ooms[i].t_ns), cg_fmt_bytes(b, sizeof b, tl->ooms[i].bytes));
-		if (i == 2 && tl->nooms > 3) {
-			cg_doc_note(d, "... and %zu more out-of-memory events.", tl->nooms - 3);
-			break;
-		}
-	}
 	char sub[1024];
 	cg_chart_run_subtitle(tl, sub, sizeof sub);
 	if (*sub)
 		cg_doc_note(d, "%s", sub);
+	callouts(d, a);
 	key_figures(d, a);
-	charts_section(d, charts);
+	for (uint32_t dv = 0; dv < tl->ndevices; dv++)
+		device_sections(d, a, dv, charts);
+	gradients(d, a);
 	anomalies_section(d, tl);
 	diagnostics_section(d, tl);
 	run_section(d, tl);

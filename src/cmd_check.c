@@ -249,10 +249,10 @@ static void write_json(cg_sink *s, const cg_check_result *r, const cg_check_limi
 	cg_jw_end(&w);
 }
 
-static int analyse(const cg_command *cmd, const char *path, const cg_ingest_options *io, bool quiet,
+static int analyse(const cg_command *cmd, const char *path, const cg_ingest_options *io, bool quiet, bool stats,
 		   cg_timeline **tl, cg_analysis **a)
 {
-	int status = cg_cmd_ingest(cmd, path, io, quiet, tl);
+	int status = cg_cmd_ingest_stats(cmd, path, io, quiet, stats, tl);
 	if (status)
 		return status;
 	cg_error err = CG_ERROR_INIT;
@@ -296,13 +296,13 @@ static int run_check(const cg_command *cmd, const cg_args *args)
 		status = parse_limits(cmd, args, &l);
 	if (status)
 		return status;
-	bool quiet = cg_args_flag(cmd, args, "quiet");
+	bool quiet = cg_args_flag(cmd, args, "quiet"), stats = cg_args_flag(cmd, args, "stats");
 	cg_timeline *tl[2] = {NULL, NULL};
 	cg_analysis *a[2] = {NULL, NULL};
 	cg_check_result *r = NULL;
-	status = analyse(cmd, args->operands[0], &io, quiet, &tl[0], &a[0]);
+	status = analyse(cmd, args->operands[0], &io, quiet, stats, &tl[0], &a[0]);
 	if (status == 0 && l.growth)
-		status = analyse(cmd, cg_args_get(cmd, args, "baseline"), &io, quiet, &tl[1], &a[1]);
+		status = analyse(cmd, cg_args_get(cmd, args, "baseline"), &io, quiet, stats, &tl[1], &a[1]);
 	if (status == 0) {
 		cg_error err = CG_ERROR_INIT;
 		if (cg_check_run(&r, a[0], a[1], &l, &err) < 0)

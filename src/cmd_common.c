@@ -1,9 +1,14 @@
 #include "cmd_common.h"
 
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "diag.h"
+#include "progress.h"
 #include "units.h"
 
 static int size_option(const cg_command *cmd, const cg_args *args, const char *name, size_t *out)
@@ -27,7 +32,39 @@ int cg_cmd_ingest_options(const cg_command *cmd, const cg_args *args, cg_ingest_
 	int rc = size_option(cmd, args, "max-line-bytes", &o->max_line_bytes);
 	if (rc)
 		return rc;
+	const char *threads = cg_args_get(cmd, args, "threads");
+	if (threads) {
+		char *end;
+		unsigned long n = strtoul(threads, &end, 10);
+		if (end == threads || *end || n == 0 || n > 64)
+			return cg_usage_error(cmd, "--threads: '%s' is not a number from 1 to 64", threads);
+		o->threads = (unsigned)n;
+	}
+	const char *parser = cg_args_get(cmd, args, "parser");
+	if (parser && strcmp(parser, "cjson") == 0)
+		o->cjson_only = true;
+	else if (parser && strcmp(parser, "fast") != 0)
+		return cg_usage_error(cmd, "--parser: '%s' is not fast or cjson", parser);
 	return size_option(cmd, args, "max-string-memory", &o->max_string_bytes);
+}
+
+/* Peak resident memory of the process so far, in bytes. */
+static uint64_t peak_rss(void)
+{
+	struct rusage ru;
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
+}
+
+static void print_stats(const cg_timeline *tl, double seconds)
+{
+	const cg_source *src = &tl->source;
+	size_t strings = cg_strtab_used_bytes(tl->strings) + cg_strtab_used_bytes(tl->shapes);
+	size_t reserved = cg_strtab_bytes(tl->strings) + cg_strtab_bytes(tl->shapes);
+	fprintf(stderr,
+		"stats: ingest %.3f s, %" PRIu64 " lines, %" PRIu64 " bytes read (%.0f MB/s), "
+		"%zu memory records, %u strings in %zu bytes (%zu reserved), peak RSS %" PRIu64 " bytes\n",
+		seconds, src->lines, src->data_bytes, seconds > 0 ? (double)src->data_bytes / seconds / 1e6 : 0.0,
+		tl->nmem, cg_strtab_count(tl->strings), strings, reserved, peak_rss());
 }
 
 int cg_cmd_top_option(const cg_command *cmd, const cg_args *args, unsigned *top)
@@ -50,11 +87,20 @@ int cg_cmd_top_option(const cg_command *cmd, const cg_args *args, unsigned *top)
 int cg_cmd_ingest(const cg_command *cmd, const char *path, const cg_ingest_options *o, bool quiet,
 		  cg_timeline **out)
 {
+	return cg_cmd_ingest_stats(cmd, path, o, quiet, false, out);
+}
+
+int cg_cmd_ingest_stats(const cg_command *cmd, const char *path, const cg_ingest_options *o, bool quiet,
+			bool stats, cg_timeline **out)
+{
 	cg_error err = CG_ERROR_INIT;
+	double start = cg_now();
 	if (cg_ingest(out, path, o, &err) < 0) {
 		fprintf(stderr, "cgmem %s: %s\n", cmd->name, err.msg);
 		return cg_error_exit_status(err.code);
 	}
+	if (stats)
+		print_stats(*out, cg_now() - start);
 	if (!quiet)
 		cg_diag_print(*out, stderr, 20);
 	return 0;

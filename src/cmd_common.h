@@ -13,7 +13,10 @@
 	{"strict", 0, NULL, "stop at the first bad line instead of skipping it"}, \
 	{"quiet", 'q', NULL, "no progress, warnings or summary; errors only"}, \
 	{"max-line-bytes", 0, "SIZE", "longer lines are bad lines (default 64MiB)"}, \
-	{"max-string-memory", 0, "SIZE", "fail when the trace's strings need more (default 2GiB)"}
+	{"max-string-memory", 0, "SIZE", "fail when the trace's strings need more (default 2GiB)"}, \
+	{"threads", 0, "N", "parse on N threads (default: one per core, at most 8; 1: no threads)"}, \
+	{"parser", 0, "NAME", "fast (default: a scanner, cJSON for the rest) or cjson (every line)"}, \
+	{"stats", 0, NULL, "print where ingest spent its time and memory to stderr"}
 
 /* Fills o from the command line; prints a usage error and returns
  * CG_EXIT_USAGE on a bad value, else 0. */
@@ -28,5 +31,9 @@ int cg_cmd_top_option(const cg_command *cmd, const cg_args *args, unsigned *top)
  * the exit status to stop with. */
 int cg_cmd_ingest(const cg_command *cmd, const char *path, const cg_ingest_options *o, bool quiet,
 		  cg_timeline **out);
+/* The same; with stats, also prints ingest time, throughput, string-table
+ * bytes and peak RSS to stderr (for benchmarks). */
+int cg_cmd_ingest_stats(const cg_command *cmd, const char *path, const cg_ingest_options *o, bool quiet,
+			bool stats, cg_timeline **out);
 
 #endif

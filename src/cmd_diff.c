@@ -81,7 +81,8 @@ static int analyse(const cg_command *cmd, const cg_args *args, const cg_ingest_o
 {
 	bool quiet = cg_args_flag(cmd, args, "quiet");
 	for (int s = 0; s < 2; s++) {
-		int status = cg_cmd_ingest(cmd, args->operands[s], io, quiet, &tl[s]);
+		int status = cg_cmd_ingest_stats(cmd, args->operands[s], io, quiet, cg_args_flag(cmd, args, "stats"),
+						 &tl[s]);
 		if (status)
 			return status;
 		cg_error err = CG_ERROR_INIT;

@@ -94,7 +94,10 @@ static void print_figures(const cg_analysis *a, const char *dir)
 	}
 	if (tl->source.truncated)
 		printf("note: %s\n", tl->source.truncation_note);
-	printf("report written to %s/\n", dir);
+	for (uint32_t d = 0; a->end && d < a->end->ndevices; d++)
+		if (a->end->devices[d].verdict)
+			printf("%s: %s\n", cg_timeline_str(tl, tl->devices[d].name), a->end->devices[d].verdict);
+	printf("report written to %s/ (report.html, report.md, summary.json)\n", dir);
 }
 
 static int run_report(const cg_command *cmd, const cg_args *args)
@@ -119,7 +122,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 		return status;
 
 	cg_timeline *tl = NULL;
-	status = cg_cmd_ingest(cmd, args->operands[0], &io, quiet, &tl);
+	status = cg_cmd_ingest_stats(cmd, args->operands[0], &io, quiet, cg_args_flag(cmd, args, "stats"), &tl);
 	if (status)
 		return status;
 

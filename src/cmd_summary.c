@@ -619,7 +619,7 @@ static int run_summary(const cg_command *cmd, const cg_args *args)
 	if (status)
 		return status;
 	cg_timeline *tl = NULL;
-	status = cg_cmd_ingest(cmd, args->operands[0], &io, quiet, &tl);
+	status = cg_cmd_ingest_stats(cmd, args->operands[0], &io, quiet, cg_args_flag(cmd, args, "stats"), &tl);
 	if (status)
 		return status;
 	cg_error err = CG_ERROR_INIT;

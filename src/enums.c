@@ -49,6 +49,13 @@ typedef struct synonym {
 static bool match(const char *s, size_t n, const char *const *names, int count,
 		  const synonym *syn, int *out)
 {
+	/* Writers almost always use the canonical spelling: try it as is first. */
+	for (int i = 0; i < count; i++) {
+		if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0) {
+			*out = i;
+			return true;
+		}
+	}
 	char key[40], canon[40];
 	if (!fold(s, n, key, sizeof key))
 		return false;
@@ -168,6 +175,13 @@ size_t cg_dtype_canonical(const char *s, size_t n, char *buf, size_t bufsize)
 	if (n >= 6 && memcmp(s, "torch.", 6) == 0) {
 		s += 6;
 		n -= 6;
+	}
+	for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++) {
+		size_t len = strlen(dtypes[i].name);
+		if (len == n && memcmp(dtypes[i].name, s, n) == 0 && len < bufsize) {
+			memcpy(buf, dtypes[i].name, len + 1);
+			return len;
+		}
 	}
 	char key[40];
 	if (fold(s, n, key, sizeof key)) {

@@ -2,24 +2,18 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "format.h"
-#include "jsonl.h"
+#include "ingest_private.h"
 #include "kineto.h"
 #include "memtimeline_raw.h"
 #include "progress.h"
-#include "reader.h"
 #include "record.h"
 #include "xalloc.h"
 
-typedef struct ingest {
-	cg_timeline *tl;
-	const cg_ingest_options *o;
-	cg_jsonl_parser *parser;
-	const char *name;
-	uint64_t records;
-} ingest;
+typedef cg_ingest_ctx ingest;
 
 static bool blank(const char *s, size_t n)
 {
@@ -47,7 +41,12 @@ static void mark_truncated(ingest *in, uint64_t line, const char *note)
 	src->truncation_note = cg_strdup(note);
 }
 
-/* line[len] is writable: the newline, or the spare byte after the last line. */
+static int parse_line(ingest *in, const char *line, size_t len, uint64_t lineno,
+		      bool last_unterminated, cg_error *err);
+
+/* line[len] is writable: the newline, or the spare byte after the last line.
+ * It holds a NUL while the line is parsed, and what it held after: a block
+ * may be read again (ingest_par.c). */
 static int one_line(ingest *in, char *line, size_t len, uint64_t lineno, bool last_unterminated,
 		    cg_error *err)
 {
@@ -65,7 +64,17 @@ static int one_line(ingest *in, char *line, size_t len, uint64_t lineno, bool la
 	}
 	if (lineno >= UINT32_MAX)
 		return cg_error_set(err, CG_ELIMIT, "%s: more than %u lines", in->name, UINT32_MAX - 1);
+	char saved = line[len];
 	line[len] = '\0';
+	int rc = parse_line(in, line, len, lineno, last_unterminated, err);
+	line[len] = saved;
+	return rc;
+}
+
+static int parse_line(ingest *in, const char *line, size_t len, uint64_t lineno,
+		      bool last_unterminated, cg_error *err)
+{
+	char msg[512];
 	const cg_fields *f;
 	if (cg_jsonl_parse(in->parser, line, len, &f, msg, sizeof msg) < 0) {
 		if (last_unterminated) {
@@ -79,10 +88,8 @@ static int one_line(ingest *in, char *line, size_t len, uint64_t lineno, bool la
 		return bad_line(in, lineno, msg, err);
 	}
 	int rc = cg_record_add(in->tl, f, (uint32_t)lineno, msg, sizeof msg);
-	if (rc == CG_RECORD_ADDED) {
-		in->records++;
+	if (rc == CG_RECORD_ADDED)
 		return 0;
-	}
 	if (rc == CG_RECORD_BAD)
 		return bad_line(in, lineno, msg, err);
 	if (rc == CG_RECORD_UNKNOWN_KIND) {
@@ -92,7 +99,7 @@ static int one_line(ingest *in, char *line, size_t len, uint64_t lineno, bool la
 	return cg_error_set(err, rc, "%s:%" PRIu64 ": %s", in->name, lineno, msg);
 }
 
-static int one_block(ingest *in, cg_block *b, cg_error *err)
+int cg_ingest_block(ingest *in, cg_block *b, cg_error *err)
 {
 	if (b->overlong) {
 		in->tl->source.lines = b->first_line;
@@ -125,6 +132,41 @@ static void describe_source(cg_timeline *tl, const char *path, const cg_reader *
 	src->gzip = cg_reader_is_gzip(r);
 }
 
+static uint64_t records_added(const cg_source *src)
+{
+	uint64_t n = 0;
+	for (int k = 0; k < CG_KIND_COUNT; k++)
+		n += src->records[k];
+	return n;
+}
+
+static unsigned thread_count(const cg_ingest_options *o)
+{
+	if (o->threads)
+		return o->threads;
+	/* Beyond a few parse threads the merging thread sets the pace, and each
+	 * thread keeps two 4 MiB blocks in flight. */
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+}
+
+static int read_serially(ingest *in, cg_reader *r, cg_error *err)
+{
+	cg_progress progress;
+	cg_progress_start(&progress, in->o->progress, in->name, cg_reader_file_size(r));
+	cg_block b;
+	int rc;
+	while ((rc = cg_reader_next(r, &b, err)) > 0) {
+		rc = cg_ingest_block(in, &b, err);
+		cg_reader_release(r, &b);
+		if (rc < 0)
+			break;
+		cg_progress_update(&progress, cg_reader_bytes_in(r));
+	}
+	cg_progress_finish(&progress);
+	return rc;
+}
+
 int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, cg_error *err)
 {
 	cg_ingest_options defaults = CG_INGEST_OPTIONS_INIT;
@@ -134,6 +176,8 @@ int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, c
 
 	cg_reader_options ro = CG_READER_OPTIONS_INIT;
 	ro.max_line_bytes = o->max_line_bytes;
+	if (o->block_bytes)
+		ro.block_bytes = o->block_bytes;
 	cg_reader *r = NULL;
 	int rc = cg_reader_open(&r, path, &ro, err);
 	if (rc < 0)
@@ -151,20 +195,14 @@ int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, c
 	}
 
 	cg_timeline_limits lim = {o->max_string_bytes};
-	ingest in = {cg_timeline_new(&lim), o, cg_jsonl_parser_new(), cg_reader_name(r), 0};
+	ingest in = {cg_timeline_new(&lim), o, cg_jsonl_parser_new(), cg_reader_name(r)};
+	cg_jsonl_parser_set_cjson_only(in.parser, o->cjson_only);
 	describe_source(in.tl, path, r);
-	cg_progress progress;
-	cg_progress_start(&progress, o->progress, in.name, cg_reader_file_size(r));
-
-	cg_block b;
-	while ((rc = cg_reader_next(r, &b, err)) > 0) {
-		rc = one_block(&in, &b, err);
-		cg_reader_release(r, &b);
-		if (rc < 0)
-			break;
-		cg_progress_update(&progress, cg_reader_bytes_in(r));
-	}
-	cg_progress_finish(&progress);
+	unsigned threads = thread_count(o);
+	if (threads > 1)
+		rc = cg_ingest_parallel(&in, r, threads, err);
+	else
+		rc = read_serially(&in, r, err);
 
 	cg_source *src = &in.tl->source;
 	src->file_bytes = cg_reader_bytes_in(r);
@@ -173,7 +211,7 @@ int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, c
 		mark_truncated(&in, src->lines, "the gzip stream ends early: the file was cut short");
 		cg_diag_add(in.tl, CG_DIAG_WARNING, 0, "gzip stream ends before its end marker (file cut short)");
 	}
-	if (rc == 0 && in.records == 0) {
+	if (rc == 0 && records_added(src) == 0) {
 		if (src->lines == src->blank_lines && !src->truncated)
 			rc = cg_error_set(err, CG_EINPUT, "%s: the trace is empty", in.name);
 		else

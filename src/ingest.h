@@ -14,7 +14,9 @@
  * profiler Chrome trace (kineto.h) or an export_memory_timeline raw file
  * (memtimeline_raw.h), each plain or gzip. Bad lines (events) are skipped and
  * counted (the first is fatal with strict); a trace cut mid-record is marked
- * truncated and read up to the cut. */
+ * truncated and read up to the cut. JSONL is parsed in blocks on every core
+ * (a gzip file inflated on its own thread) with the result, to the last
+ * diagnostic, of reading it line by line. */
 #ifndef CG_INGEST_H
 #define CG_INGEST_H
 
@@ -29,9 +31,12 @@ typedef struct cg_ingest_options {
 	FILE *progress;		 /* where to draw progress, or NULL */
 	size_t max_line_bytes;	 /* longer lines are bad lines */
 	size_t max_string_bytes; /* interned string memory; exceeding it is fatal */
+	unsigned threads;	 /* parse threads; 0: one per core (at most 8); 1: no threads at all */
+	size_t block_bytes;	 /* lines are read and parsed in blocks this big; 0: 4 MiB */
+	bool cjson_only;	 /* skip the fast scanner: every line through cJSON */
 } cg_ingest_options;
 
-#define CG_INGEST_OPTIONS_INIT {false, NULL, (size_t)64 << 20, (size_t)2 << 30}
+#define CG_INGEST_OPTIONS_INIT {false, NULL, (size_t)64 << 20, (size_t)2 << 30, 0, 0, false}
 
 /* Reads path ("-" for standard input). On success *out is a finalized
  * timeline the caller frees. Fails with CG_EIO (cannot read), CG_EINPUT

@@ -1,9 +1,11 @@
 #include "jsonl.h"
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "jsonl_private.h"
 #include "utf8.h"
 #include "xalloc.h"
 
@@ -50,16 +52,84 @@ const char *cg_field_name(cg_field_key k)
 	return k < CG_F_COUNT ? field_names[k] : "?";
 }
 
+/* Keys by length: comparisons of a constant size compile to a load or two,
+ * and most member names are settled by one or two of them.
+ * tests/test_jsonl_fast.c checks every name of field_names is found. */
+_Static_assert(CG_F_COUNT <= 64, "cg_fields.present has a bit per key");
+
+#define KEY(k, name) \
+	if (memcmp(s, name, sizeof name - 1) == 0) \
+		return k
+
 int cg_field_lookup(const char *s, size_t n)
 {
-	/* Names differ in length or first two bytes often enough that this
-	 * rejects most keys with one comparison. */
-	for (int k = 0; k < CG_F_COUNT; k++) {
-		const char *name = field_names[k];
-		if (name[0] == s[0] && strlen(name) == n && memcmp(name, s, n) == 0)
-			return k;
+	switch (n) {
+	case 2:
+		KEY(CG_F_ID, "id");
+		return -1;
+	case 3:
+		KEY(CG_F_KEY, "key");
+		return -1;
+	case 4:
+		KEY(CG_F_KIND, "kind");
+		KEY(CG_F_NAME, "name");
+		KEY(CG_F_STEP, "step");
+		KEY(CG_F_ROOT, "root");
+		KEY(CG_F_NORM, "norm");
+		return -1;
+	case 5:
+		KEY(CG_F_SHAPE, "shape");
+		KEY(CG_F_DTYPE, "dtype");
+		KEY(CG_F_BYTES, "bytes");
+		KEY(CG_F_STATE, "state");
+		return -1;
+	case 6:
+		KEY(CG_F_SCHEMA, "schema");
+		KEY(CG_F_INPUTS, "inputs");
+		KEY(CG_F_OUTPUT, "output");
+		KEY(CG_F_DEVICE, "device");
+		KEY(CG_F_ACTION, "action");
+		return -1;
+	case 7:
+		KEY(CG_F_SPAN_ID, "span_id");
+		KEY(CG_F_OP_NAME, "op_name");
+		KEY(CG_F_TO_SPAN, "to_span");
+		return -1;
+	case 8:
+		KEY(CG_F_START_NS, "start_ns");
+		KEY(CG_F_MEASURED, "measured");
+		KEY(CG_F_CATEGORY, "category");
+		KEY(CG_F_EVENT_ID, "event_id");
+		return -1;
+	case 9:
+		KEY(CG_F_PARENT_ID, "parent_id");
+		KEY(CG_F_SPAN_KIND, "span_kind");
+		KEY(CG_F_TENSOR_ID, "tensor_id");
+		KEY(CG_F_FROM_SPAN, "from_span");
+		return -1;
+	case 10:
+		KEY(CG_F_USED_BYTES, "used_bytes");
+		KEY(CG_F_FREE_BYTES, "free_bytes");
+		return -1;
+	case 11:
+		KEY(CG_F_DURATION_NS, "duration_ns");
+		return -1;
+	case 12:
+		KEY(CG_F_TIMESTAMP_NS, "timestamp_ns");
+		return -1;
+	case 13:
+		KEY(CG_F_STORAGE_BYTES, "storage_bytes");
+		KEY(CG_F_REQUIRES_GRAD, "requires_grad");
+		return -1;
+	case 14:
+		KEY(CG_F_RESERVED_BYTES, "reserved_bytes");
+		return -1;
+	case 19:
+		KEY(CG_F_INPUT_STORAGE_BYTES, "input_storage_bytes");
+		return -1;
+	default:
+		return -1;
 	}
-	return -1;
 }
 
 const char *cg_jtype_name(cg_jtype t)
@@ -71,15 +141,14 @@ const char *cg_jtype_name(cg_jtype t)
 
 /* --- arena behind cJSON's allocation hooks --------------------------------- */
 
-typedef struct chunk {
-	struct chunk *next;
+typedef struct cg_arena_chunk chunk;
+struct cg_arena_chunk {
+	chunk *next;
 	size_t size, used;
 	_Alignas(16) unsigned char data[];
-} chunk;
+};
 
-typedef struct arena {
-	chunk *head;
-} arena;
+typedef cg_jsonl_arena arena;
 
 static _Thread_local arena *active_arena;
 
@@ -147,9 +216,16 @@ void cg_jsonl_init(void)
 
 /* --- raw text of values --------------------------------------------------- */
 
+/* cJSON takes every byte up to 32 for whitespace; so must this walk, or it
+ * loses its place in text cJSON accepted (found by tests/fuzz/fuzz_jsonl). */
+static bool is_ws(char c)
+{
+	return (unsigned char)c <= 32;
+}
+
 static const char *skip_ws(const char *p, const char *end)
 {
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+	while (p < end && is_ws(*p))
 		p++;
 	return p;
 }
@@ -185,18 +261,12 @@ static const char *skip_value(const char *p, const char *end)
 		}
 		return end;
 	}
-	while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
-	       *p != '\n' && *p != '\r')
+	while (p < end && *p != ',' && *p != '}' && *p != ']' && !is_ws(*p))
 		p++;
 	return p;
 }
 
-/* Calls back with the raw text of each element (array) or member value
- * (object) of the container starting at p, in order. */
-typedef struct raw_span {
-	const char *p;
-	size_t n;
-} raw_span;
+typedef cg_raw_span raw_span;
 
 static size_t raw_children(const char *p, const char *end, raw_span *out, size_t max)
 {
@@ -207,7 +277,8 @@ static size_t raw_children(const char *p, const char *end, raw_span *out, size_t
 		if (object) {
 			p = skip_string(p, end);
 			p = skip_ws(p, end);
-			p++; /* ':' */
+			if (p < end)
+				p++; /* ':' */
 			p = skip_ws(p, end);
 		}
 		const char *v = p;
@@ -224,22 +295,11 @@ static size_t raw_children(const char *p, const char *end, raw_span *out, size_t
 
 /* --- the parser ------------------------------------------------------------ */
 
-struct cg_jsonl_parser {
-	arena arena;
-	cg_fields fields;
-	raw_span *members; /* raw text of the top-level members */
-	size_t members_cap;
-	raw_span *elems; /* raw text of one array's elements */
-	size_t elems_cap;
-};
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
 
 cg_jsonl_parser *cg_jsonl_parser_new(void)
 {
-	static bool hooks_installed;
-	if (!hooks_installed) {
-		cg_jsonl_init();
-		hooks_installed = true;
-	}
+	pthread_once(&hooks_once, cg_jsonl_init);
 	return cg_calloc(1, sizeof(cg_jsonl_parser));
 }
 
@@ -253,6 +313,7 @@ void cg_jsonl_parser_free(cg_jsonl_parser *p)
 	cg_free(p->fields.members);
 	cg_free(p->members);
 	cg_free(p->elems);
+	cg_free(p->scratch);
 	cg_free(p);
 }
 
@@ -306,14 +367,44 @@ static void fill_array(cg_jsonl_parser *p, cg_jval *v, const cJSON *item)
 	f->nelems += k;
 }
 
-int cg_jsonl_parse(cg_jsonl_parser *p, const char *line, size_t len, const cg_fields **out,
-		   char *msg, size_t msgsize)
+void cg_fields_clear(cg_fields *f)
 {
-	cg_fields *f = &p->fields;
-	memset(f->v, 0, sizeof f->v);
+	/* Lines set a dozen of the 35 keys: clear those, not the whole table. */
+	for (uint64_t m = f->present; m; m &= m - 1)
+		memset(&f->v[__builtin_ctzll(m)], 0, sizeof f->v[0]);
+	f->present = 0;
 	f->nelems = 0;
 	f->nmembers = 0;
 	f->is_meta = false;
+}
+
+void cg_jsonl_parser_set_cjson_only(cg_jsonl_parser *p, bool cjson_only)
+{
+	p->cjson_only = cjson_only;
+}
+
+void cg_jsonl_parser_counts(const cg_jsonl_parser *p, uint64_t *fast, uint64_t *cjson)
+{
+	*fast = p->fast_lines;
+	*cjson = p->cjson_lines;
+}
+
+int cg_jsonl_parse(cg_jsonl_parser *p, const char *line, size_t len, const cg_fields **out,
+		   char *msg, size_t msgsize)
+{
+	if (!p->cjson_only && cg_jsonl_parse_fast(p, line, len, out)) {
+		p->fast_lines++;
+		return 0;
+	}
+	p->cjson_lines++;
+	return cg_jsonl_parse_cjson(p, line, len, out, msg, msgsize);
+}
+
+int cg_jsonl_parse_cjson(cg_jsonl_parser *p, const char *line, size_t len, const cg_fields **out,
+			 char *msg, size_t msgsize)
+{
+	cg_fields *f = &p->fields;
+	cg_fields_clear(f);
 
 	size_t bad;
 	cg_utf8_status u = cg_utf8_check(line, len, &bad);
@@ -361,6 +452,7 @@ int cg_jsonl_parse(cg_jsonl_parser *p, const char *line, size_t len, const cg_fi
 		if (v.type == CG_JT_ARRAY)
 			fill_array(p, &v, item);
 		f->v[k] = v;
+		f->present |= (uint64_t)1 << k;
 	}
 	*out = f;
 	return 0;

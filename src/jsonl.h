@@ -1,7 +1,9 @@
 /* One JSONL line into a table of known fields.
  *
  * The parser of record is cJSON; its tree lives in a per-parser arena that is
- * reset for every line, so no tree outlives its line. Numbers are kept as
+ * reset for every line, so no tree outlives its line. A scanner for the
+ * common record shapes (jsonl_fast.c) fills the same fields without a tree
+ * and declines every line it does not fully understand. Numbers are kept as
  * their literal text, because cJSON's doubles cannot hold every 64-bit size
  * exactly; record.c turns them into integers with range checks.
  *
@@ -102,6 +104,7 @@ typedef struct cg_fields {
 	cg_member *members; /* every member, in order: filled for meta lines only */
 	size_t nmembers, members_cap;
 	bool is_meta;
+	uint64_t present; /* bit k set when v[k] was filled (so clearing is cheap) */
 } cg_fields;
 
 typedef struct cg_jsonl_parser cg_jsonl_parser;
@@ -115,6 +118,22 @@ void cg_jsonl_parser_free(cg_jsonl_parser *p);
  * column 17", "not a JSON object"). */
 int cg_jsonl_parse(cg_jsonl_parser *p, const char *line, size_t len, const cg_fields **out,
 		   char *msg, size_t msgsize);
+
+/* The same, by one path only. cg_jsonl_parse tries the fast scanner and
+ * hands every line it declines to cJSON, the parser of record.
+ * cg_jsonl_parse_fast returns 1 when it understood the whole line (*out then
+ * equals what cg_jsonl_parse_cjson gives for it, field by field) and 0 when
+ * it declined: escapes, non-ASCII or control bytes in strings, numbers outside
+ * JSON's grammar, meta lines, deep nesting, anything not valid JSON. */
+int cg_jsonl_parse_cjson(cg_jsonl_parser *p, const char *line, size_t len, const cg_fields **out,
+			 char *msg, size_t msgsize);
+int cg_jsonl_parse_fast(cg_jsonl_parser *p, const char *line, size_t len, const cg_fields **out);
+
+/* With cjson_only, cg_jsonl_parse never tries the fast scanner (to measure
+ * cJSON alone). */
+void cg_jsonl_parser_set_cjson_only(cg_jsonl_parser *p, bool cjson_only);
+/* Lines parsed so far by each path. */
+void cg_jsonl_parser_counts(const cg_jsonl_parser *p, uint64_t *fast, uint64_t *cjson);
 
 /* Installs cgmem's arena hooks into cJSON. Called once by cg_jsonl_parser_new;
  * cJSON uses plain malloc outside a parse. */

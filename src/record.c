@@ -36,7 +36,10 @@ int cg_parse_u64(const char *s, size_t n, uint64_t *out, const char **why)
 			*why = "is not a valid JSON integer";
 			return -1;
 		}
-		if (!cg_mul_u64(v, 10, &v) || !cg_add_u64(v, (uint64_t)(s[i] - '0'), &v)) {
+		/* Nineteen digits always fit; check only beyond. */
+		if (i < 19) {
+			v = v * 10 + (uint64_t)(s[i] - '0');
+		} else if (!cg_mul_u64(v, 10, &v) || !cg_add_u64(v, (uint64_t)(s[i] - '0'), &v)) {
 			*why = "does not fit in 64 bits";
 			return -1;
 		}
@@ -124,11 +127,43 @@ static bool intern(ctx *c, const char *s, size_t n, cg_str *out)
 	return true;
 }
 
+/* The string each field held on the last line read on this thread: span
+ * ids, op names and devices repeat from line to line. An entry is used only
+ * when its id still names those bytes in this timeline (ids are unique), so
+ * a timeline reset or freed since cannot fool it. */
+#define CACHED_LEN 48
+static _Thread_local struct last_string {
+	const cg_timeline *tl;
+	cg_str id;
+	uint32_t n;
+	char s[CACHED_LEN];
+} last_string[CG_F_COUNT];
+
+static bool intern_field(ctx *c, cg_field_key k, const char *s, size_t n, cg_str *out)
+{
+	struct last_string *l = &last_string[k];
+	if (l->tl == c->tl && l->n == n && memcmp(l->s, s, n) == 0 &&
+	    l->id < cg_strtab_count(c->tl->strings) && cg_strtab_len(c->tl->strings, l->id) == n &&
+	    memcmp(cg_strtab_get(c->tl->strings, l->id), s, n) == 0) {
+		*out = l->id;
+		return true;
+	}
+	if (!intern(c, s, n, out))
+		return false;
+	if (n <= CACHED_LEN) {
+		l->tl = c->tl;
+		l->id = *out;
+		l->n = (uint32_t)n;
+		memcpy(l->s, s, n);
+	}
+	return true;
+}
+
 static bool req_str(ctx *c, cg_field_key k, cg_str *out)
 {
 	const char *s;
 	size_t n;
-	return require(c, k) && get_string(c, k, &s, &n) && intern(c, s, n, out);
+	return require(c, k) && get_string(c, k, &s, &n) && intern_field(c, k, s, n, out);
 }
 
 static bool opt_str(ctx *c, cg_field_key k, cg_str *out)
@@ -138,7 +173,7 @@ static bool opt_str(ctx *c, cg_field_key k, cg_str *out)
 		return true;
 	const char *s;
 	size_t n;
-	return get_string(c, k, &s, &n) && intern(c, s, n, out);
+	return get_string(c, k, &s, &n) && intern_field(c, k, s, n, out);
 }
 
 static bool number_u64(ctx *c, const char *name, const cg_jval *v, uint64_t *out)

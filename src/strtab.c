@@ -1,5 +1,6 @@
 #include "strtab.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "error.h"
@@ -11,12 +12,19 @@ typedef struct entry {
 	uint32_t hash;
 } entry;
 
+/* A slot keeps the hash beside the id, so a probe past other strings
+ * touches neither their entries nor their text. */
+typedef struct slot {
+	uint32_t id;
+	uint32_t hash;
+} slot;
+
 struct cg_strtab {
 	char *text;
 	size_t text_len, text_cap;
 	entry *entries;
 	size_t count, entries_cap;
-	uint32_t *slots; /* open addressing; UINT32_MAX marks an empty slot */
+	slot *slots; /* open addressing; id UINT32_MAX marks an empty slot */
 	size_t nslots;
 	size_t limit;
 };
@@ -64,20 +72,20 @@ uint64_t cg_hash_bytes(const void *data, size_t n)
 
 static size_t table_bytes(const cg_strtab *t)
 {
-	return t->text_cap + t->entries_cap * sizeof(entry) + t->nslots * sizeof(uint32_t);
+	return t->text_cap + t->entries_cap * sizeof(entry) + t->nslots * sizeof(slot);
 }
 
 static void rehash(cg_strtab *t, size_t nslots)
 {
 	cg_free(t->slots);
-	t->slots = cg_malloc(nslots * sizeof(uint32_t));
-	memset(t->slots, 0xff, nslots * sizeof(uint32_t));
+	t->slots = cg_malloc(nslots * sizeof(slot));
+	memset(t->slots, 0xff, nslots * sizeof(slot));
 	t->nslots = nslots;
 	for (size_t i = 0; i < t->count; i++) {
 		size_t s = t->entries[i].hash & (nslots - 1);
-		while (t->slots[s] != EMPTY_SLOT)
+		while (t->slots[s].id != EMPTY_SLOT)
 			s = (s + 1) & (nslots - 1);
-		t->slots[s] = (uint32_t)i;
+		t->slots[s] = (slot){(uint32_t)i, t->entries[i].hash};
 	}
 }
 
@@ -102,19 +110,21 @@ void cg_strtab_free(cg_strtab *t)
 	cg_free(t);
 }
 
-static int lookup(const cg_strtab *t, const char *s, size_t n, uint32_t hash, size_t *slot)
+static int lookup(const cg_strtab *t, const char *s, size_t n, uint32_t hash, size_t *where)
 {
 	size_t i = hash & (t->nslots - 1);
 	for (;;) {
-		uint32_t id = t->slots[i];
-		if (id == EMPTY_SLOT) {
-			*slot = i;
+		slot sl = t->slots[i];
+		if (sl.id == EMPTY_SLOT) {
+			*where = i;
 			return 0;
 		}
-		const entry *e = &t->entries[id];
-		if (e->hash == hash && e->len == n && memcmp(t->text + e->offset, s, n) == 0) {
-			*slot = i;
-			return 1;
+		if (sl.hash == hash) {
+			const entry *e = &t->entries[sl.id];
+			if (e->len == n && memcmp(t->text + e->offset, s, n) == 0) {
+				*where = i;
+				return 1;
+			}
 		}
 		i = (i + 1) & (t->nslots - 1);
 	}
@@ -122,10 +132,10 @@ static int lookup(const cg_strtab *t, const char *s, size_t n, uint32_t hash, si
 
 int cg_strtab_find(const cg_strtab *t, const char *s, size_t n, cg_str *out)
 {
-	size_t slot;
-	if (!lookup(t, s, n, (uint32_t)cg_hash_bytes(s, n), &slot))
+	size_t where;
+	if (!lookup(t, s, n, (uint32_t)cg_hash_bytes(s, n), &where))
 		return 0;
-	*out = t->slots[slot];
+	*out = t->slots[where].id;
 	return 1;
 }
 
@@ -138,10 +148,14 @@ static int over_limit(const cg_strtab *t, size_t extra)
 
 int cg_strtab_intern(cg_strtab *t, const char *s, size_t n, cg_str *out)
 {
-	uint32_t hash = (uint32_t)cg_hash_bytes(s, n);
-	size_t slot;
-	if (lookup(t, s, n, hash, &slot)) {
-		*out = t->slots[slot];
+	return cg_strtab_intern_hashed(t, s, n, (uint32_t)cg_hash_bytes(s, n), out);
+}
+
+int cg_strtab_intern_hashed(cg_strtab *t, const char *s, size_t n, uint32_t hash, cg_str *out)
+{
+	size_t where;
+	if (lookup(t, s, n, hash, &where)) {
+		*out = t->slots[where].id;
 		return 0;
 	}
 	if (n >= UINT32_MAX || t->count >= UINT32_MAX - 1)
@@ -154,7 +168,7 @@ int cg_strtab_intern(cg_strtab *t, const char *s, size_t n, cg_str *out)
 	if (t->count + 1 > t->entries_cap)
 		extra += (t->entries_cap ? t->entries_cap : 16) * sizeof(entry);
 	if ((t->count + 1) * 2 > t->nslots)
-		extra += t->nslots * sizeof(uint32_t);
+		extra += t->nslots * sizeof(slot);
 	if (over_limit(t, extra))
 		return CG_ELIMIT;
 
@@ -169,7 +183,7 @@ int cg_strtab_intern(cg_strtab *t, const char *s, size_t n, cg_str *out)
 	if (t->count * 2 > t->nslots) {
 		rehash(t, t->nslots * 2);
 	} else {
-		t->slots[slot] = *out;
+		t->slots[where] = (slot){*out, hash};
 	}
 	return 0;
 }
@@ -197,4 +211,87 @@ size_t cg_strtab_bytes(const cg_strtab *t)
 size_t cg_strtab_limit(const cg_strtab *t)
 {
 	return t->limit;
+}
+
+uint32_t cg_strtab_hash(const cg_strtab *t, cg_str id)
+{
+	return id < t->count ? t->entries[id].hash : 0;
+}
+
+void cg_strtab_clear(cg_strtab *t)
+{
+	t->count = 0;
+	t->text_len = 0;
+	memset(t->slots, 0xff, t->nslots * sizeof(slot));
+	cg_str empty;
+	int rc = cg_strtab_intern(t, "", 0, &empty);
+	(void)rc; /* the empty string always fits */
+}
+
+/* Capacity CG_GROW reaches from cap for need elements. */
+static size_t grown(size_t cap, size_t need)
+{
+	size_t c = cap ? cap : 16;
+	while (c < need)
+		c *= 2;
+	return need <= cap ? cap : c;
+}
+
+bool cg_strtab_can_add(const cg_strtab *t, const cg_strtab *from)
+{
+	if (!t->limit)
+		return true;
+	/* As if every string of from were new: the capacities interning them
+	 * one by one would end with, each check along the way being smaller. */
+	size_t k = from->count, text = from->text_len;
+	if (k > t->limit || text > t->limit)
+		return false;
+	size_t count = t->count + k;
+	size_t nslots = t->nslots;
+	while (count * 2 > nslots)
+		nslots *= 2;
+	size_t bytes = grown(t->text_cap, t->text_len + text) + grown(t->entries_cap, count) * sizeof(entry) +
+		       nslots * sizeof(slot);
+	return bytes <= t->limit;
+}
+
+/* Interning a batch lets the next strings' slots, entries and text be
+ * fetched from memory while the current one is placed: in a table larger
+ * than the caches, each lookup otherwise waits for three misses in turn. */
+#define AHEAD_SLOT 12
+#define AHEAD_ENTRY 6
+#define AHEAD_TEXT 3
+
+static void prefetch_entry(const cg_strtab *t, uint32_t hash, bool text)
+{
+	slot sl = t->slots[hash & (t->nslots - 1)];
+	if (sl.id == EMPTY_SLOT || sl.hash != hash)
+		return;
+	if (!text)
+		__builtin_prefetch(&t->entries[sl.id]);
+	else
+		__builtin_prefetch(t->text + t->entries[sl.id].offset);
+}
+
+int cg_strtab_intern_all(cg_strtab *t, const cg_strtab *from, cg_str *map)
+{
+	uint32_t n = (uint32_t)from->count;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i + AHEAD_SLOT < n)
+			__builtin_prefetch(&t->slots[from->entries[i + AHEAD_SLOT].hash & (t->nslots - 1)]);
+		if (i + AHEAD_ENTRY < n)
+			prefetch_entry(t, from->entries[i + AHEAD_ENTRY].hash, false);
+		if (i + AHEAD_TEXT < n)
+			prefetch_entry(t, from->entries[i + AHEAD_TEXT].hash, true);
+		const entry *e = &from->entries[i];
+		int rc = cg_strtab_intern_hashed(t, from->text + e->offset, e->len, e->hash, &map[i]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+size_t cg_strtab_used_bytes(const cg_strtab *t)
+{
+	return sizeof *t + t->text_len + t->count * sizeof(entry) + t->nslots * sizeof(slot);
 }

@@ -12,6 +12,7 @@
 #ifndef CG_STRTAB_H
 #define CG_STRTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,20 @@ void cg_strtab_free(cg_strtab *t);
 
 /* Interns s[0..n). Returns 0, or CG_ELIMIT when the table would exceed its limit. */
 int cg_strtab_intern(cg_strtab *t, const char *s, size_t n, cg_str *out);
+/* The same with s's hash, (uint32_t)cg_hash_bytes(s, n), already known:
+ * moving strings between tables hashes them once. */
+int cg_strtab_intern_hashed(cg_strtab *t, const char *s, size_t n, uint32_t hash, cg_str *out);
+/* Interns every string of from into t, in from's id order; map[id] gets
+ * t's id for from's id (map holds cg_strtab_count(from) ids). Returns 0 or
+ * CG_ELIMIT. */
+int cg_strtab_intern_all(cg_strtab *t, const cg_strtab *from, cg_str *map);
+/* The hash of string id, as cg_strtab_intern_hashed takes it. */
+uint32_t cg_strtab_hash(const cg_strtab *t, cg_str id);
+/* Could every string of from be interned into t without reaching t's
+ * limit, even if none of them is there yet? */
+bool cg_strtab_can_add(const cg_strtab *t, const cg_strtab *from);
+/* Forgets every string but keeps the memory, for reuse. */
+void cg_strtab_clear(cg_strtab *t);
 /* Looks s up without adding it; returns 1 when found. */
 int cg_strtab_find(const cg_strtab *t, const char *s, size_t n, cg_str *out);
 
@@ -36,6 +51,9 @@ uint32_t cg_strtab_count(const cg_strtab *t);
 /* Bytes of memory the table holds. */
 size_t cg_strtab_bytes(const cg_strtab *t);
 size_t cg_strtab_limit(const cg_strtab *t);
+/* Bytes the table fills (its text, entries and slots), not counting room
+ * reserved for growth. */
+size_t cg_strtab_used_bytes(const cg_strtab *t);
 
 /* 64-bit hash of a byte string, shared with other hash tables. */
 uint64_t cg_hash_bytes(const void *p, size_t n);

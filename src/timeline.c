@@ -164,8 +164,46 @@ int cg_timeline_device(cg_timeline *tl, const char *name, size_t n, uint16_t *ou
 	return 0;
 }
 
+/* The last spelling looked up on this thread, and what it gave: traces
+ * repeat one dtype line after line. Checked against the table before use,
+ * so a timeline reset or freed since cannot fool it. */
+static _Thread_local struct {
+	const cg_timeline *tl;
+	uint8_t dtype;
+	uint8_t n, canon_n;
+	char s[24], canon[24];
+} last_dtype;
+
+static bool cached_dtype(const cg_timeline *tl, const char *name, size_t n, uint8_t *out)
+{
+	if (last_dtype.tl != tl || last_dtype.n != n || n > sizeof last_dtype.s ||
+	    memcmp(last_dtype.s, name, n) != 0 || last_dtype.dtype >= tl->ndtypes)
+		return false;
+	cg_str id = tl->dtypes[last_dtype.dtype].name;
+	if (cg_strtab_len(tl->strings, id) != last_dtype.canon_n ||
+	    memcmp(cg_strtab_get(tl->strings, id), last_dtype.canon, last_dtype.canon_n) != 0)
+		return false;
+	*out = last_dtype.dtype;
+	return true;
+}
+
+static void remember_dtype(const cg_timeline *tl, const char *name, size_t n, const char *canon,
+			   size_t canon_n, uint8_t dtype)
+{
+	if (n > sizeof last_dtype.s || canon_n > sizeof last_dtype.canon)
+		return;
+	last_dtype.tl = tl;
+	last_dtype.dtype = dtype;
+	last_dtype.n = (uint8_t)n;
+	last_dtype.canon_n = (uint8_t)canon_n;
+	memcpy(last_dtype.s, name, n);
+	memcpy(last_dtype.canon, canon, canon_n);
+}
+
 int cg_timeline_dtype(cg_timeline *tl, const char *name, size_t n, uint8_t *out)
 {
+	if (cached_dtype(tl, name, n, out))
+		return 0;
 	char canon[64];
 	size_t len = cg_dtype_canonical(name, n, canon, sizeof canon);
 	cg_str id;
@@ -175,6 +213,7 @@ int cg_timeline_dtype(cg_timeline *tl, const char *name, size_t n, uint8_t *out)
 	for (uint32_t i = 0; i < tl->ndtypes; i++) {
 		if (tl->dtypes[i].name == id) {
 			*out = (uint8_t)i;
+			remember_dtype(tl, name, n, canon, len, *out);
 			return 0;
 		}
 	}

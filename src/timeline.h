@@ -159,7 +159,7 @@ typedef struct cg_edge {
 
 typedef struct cg_meta_entry {
 	cg_str key;
-	cg_str value; /* the string, or the JSON text of a non-string value */
+	cg_str value; /* the string, or the JSON text of a non-string value (valid JSON: writers copy it) */
 	bool is_string;
 } cg_meta_entry;
 

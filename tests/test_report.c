@@ -25,7 +25,10 @@ static void markdown_report_has_the_key_figures_and_charts(void **state)
 	char *md = report_file(out, "report.md");
 	cJSON *o = tu_json_file(tu_sample("mlp_adam.oracle.json"));
 	assert_int_equal(tu_json_u64(o, "peak_total_allocated_bytes", NULL), 16190672);
-	assert_non_null(strstr(md, "| cpu | 15.44 MiB (16,190,672 B) | 0.123 s |"));
+	assert_non_null(strstr(md, "| peak | 15.44 MiB (16,190,672 B) |"));
+	assert_non_null(strstr(md, "| first reached at | 0.123 s (reached 4 times) |"));
+	/* what was live at the peak, by category, adds up to the peak */
+	assert_non_null(strstr(md, "| optimizer\\_state | 6.09 MiB | 39.5 % | 24 |"));
 	assert_non_null(strstr(md, "](timeline.cpu.png)"));
 	assert_non_null(strstr(md, "# Memory report \xe2\x80\x94 mlp\\_adam"));
 	assert_null(strstr(md, "cut off"));

@@ -1,0 +1,221 @@
+/* libFuzzer target: the Chrome-trace, summary.json, Markdown and HTML
+ * writers fed by fuzzed names and values. The input is decoded into a small
+ * timeline (strings of any bytes as span, op, tensor, device and metadata
+ * names; sizes and times); the outputs must stay valid JSON and the HTML
+ * must hold no element the trace's strings could have smuggled in.
+ *   build-fuzz/tests/fuzz/fuzz_writers tests/fuzz/corpus_writers */
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "analysis.h"
+#include "chrome_trace.h"
+#include "doc.h"
+#include "report.h"
+#include "sink.h"
+#include "summary_json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct input {
+	const uint8_t *p, *end;
+} input;
+
+static unsigned u8(input *in)
+{
+	return in->p < in->end ? *in->p++ : 0;
+}
+
+static uint64_t num(input *in, int bytes)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < bytes; i++)
+		v = v << 8 | u8(in);
+	return v;
+}
+
+static cg_str str(input *in, cg_timeline *tl)
+{
+	size_t n = u8(in);
+	if (n > (size_t)(in->end - in->p))
+		n = (size_t)(in->end - in->p);
+	cg_str id = CG_STR_EMPTY;
+	if (cg_timeline_intern(tl, (const char *)in->p, n, &id) < 0)
+		id = CG_STR_EMPTY;
+	in->p += n;
+	return id;
+}
+
+static void must_be_json(const char *what, const char *text)
+{
+	cJSON *j = cJSON_Parse(text);
+	if (!j) {
+		const char *at = cJSON_GetErrorPtr();
+		size_t off = at && at >= text ? (size_t)(at - text) : 0;
+		size_t from = off > 200 ? off - 200 : 0;
+		fprintf(stderr, "fuzz_writers: %s is not valid JSON near byte %zu: ...%.300s\n", what, off, text + from);
+		abort();
+	}
+	cJSON_Delete(j);
+}
+
+/* Every tag in the page is one the report writes itself: a string from the
+ * trace that slipped past the escaping would open some other tag, or one of
+ * these in a place the check below does not expect. */
+static void must_be_inert(const char *html)
+{
+	static const char *const ours[] = {"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "main", "h1",
+					   "h2", "h3", "p", "div", "table", "tr", "th", "td", "figure", "figcaption",
+					   "pre"};
+	for (const char *p = strchr(html, '<'); p; p = strchr(p + 1, '<')) {
+		const char *name = p + 1 + (p[1] == '/');
+		size_t n = 0;
+		while (isalnum((unsigned char)name[n]) || name[n] == '!')
+			n++;
+		bool known = false;
+		for (size_t k = 0; k < sizeof ours / sizeof ours[0] && !known; k++)
+			known = strlen(ours[k]) == n && strncmp(ours[k], name, n) == 0;
+		if (!known) {
+			fprintf(stderr, "fuzz_writers: HTML holds a tag the report does not write: %.40s\n", p);
+			abort();
+		}
+		/* the only attributes are class, lang, charset and the CSP meta's */
+		const char *close = strchr(p, '>');
+		for (const char *q = p; close && q < close; q++)
+			if (*q == ' ' && strncmp(q + 1, "class=", 6) && strncmp(q + 1, "lang=", 5) &&
+			    strncmp(q + 1, "charset=", 8) && strncmp(q + 1, "name=", 5) && strncmp(q + 1, "content=", 8) &&
+			    strncmp(q + 1, "http-equiv=", 11) && strncmp(p, "<meta", 5) && strncmp(p, "<!DOCTYPE", 9)) {
+				fprintf(stderr, "fuzz_writers: unexpected attribute in %.60s\n", p);
+				abort();
+			}
+	}
+}
+
+static void build(input *in, cg_timeline *tl)
+{
+	cg_str spans[8];
+	unsigned nspans = 1 + u8(in) % 8;
+	static const char *const raw[] = {"42", "[\"cpu\",\"cuda:0\"]", "{\"a\":null}", "1e400", "\"s\""};
+	for (int m = u8(in) % 3; m > 0; m--) {
+		cg_str k = str(in, tl), v = str(in, tl);
+		unsigned how = u8(in);
+		/* non-string values are JSON text, as ingest keeps them (cJSON-checked) */
+		if (how & 1)
+			cg_timeline_intern(tl, raw[how % 5], strlen(raw[how % 5]), &v);
+		cg_timeline_add_meta(tl, k, v, !(how & 1));
+	}
+	for (unsigned s = 0; s < nspans; s++) {
+		cg_span sp = {0};
+		char id[16];
+		snprintf(id, sizeof id, "s%u", s);
+		cg_timeline_intern(tl, id, strlen(id), &spans[s]);
+		sp.id = spans[s];
+		sp.name = str(in, tl);
+		unsigned bits = u8(in);
+		sp.parent = s && (bits & 1) ? spans[bits % s] : CG_STR_EMPTY;
+		sp.step = (uint8_t)((bits >> 1) % CG_PHASE_COUNT);
+		sp.kind = (uint8_t)((bits >> 3) % CG_SPAN_KIND_COUNT);
+		sp.start_ns = num(in, 2);
+		sp.line = s + 1;
+		cg_timeline_add_span(tl, &sp);
+		if (bits & 0x40)
+			cg_timeline_add_span_end(tl, sp.id, num(in, 2), s + 1);
+	}
+	uint16_t devs[3];
+	unsigned ndevs = 1 + u8(in) % 3;
+	for (unsigned d = 0; d < ndevs; d++) {
+		size_t n = u8(in) % 12;
+		char name[16] = "cpu";
+		for (size_t k = 0; k < n && in->p < in->end; k++)
+			name[k] = (char)u8(in);
+		name[n ? n : 3] = '\0';
+		if (cg_timeline_device(tl, name, strlen(name) ? strlen(name) : 3, &devs[d]) < 0)
+			devs[d] = 0;
+	}
+	for (unsigned i = 0, n = u8(in) % 40; i < n && in->p < in->end; i++) {
+		cg_mem m = {0};
+		m.t_ns = num(in, 2);
+		m.bytes = num(in, 3);
+		unsigned bits = u8(in);
+		m.action = bits & 1 ? CG_FREE : CG_ALLOC;
+		m.category = (uint8_t)((bits >> 1) % CG_CAT_BASELINE);
+		m.device = devs[(bits >> 4) % ndevs];
+		m.span = spans[u8(in) % nspans];
+		m.tensor = str(in, tl);
+		m.op = str(in, tl);
+		m.pair = CG_NONE;
+		m.line = 100 + i;
+		cg_timeline_add_mem(tl, &m);
+	}
+	for (unsigned i = 0, n = u8(in) % 3; i < n; i++) {
+		cg_op op = {0};
+		op.name = str(in, tl);
+		op.span = spans[u8(in) % nspans];
+		op.t_ns = num(in, 2);
+		op.duration_ns = num(in, 2);
+		op.device = devs[0];
+		op.line = 200 + i;
+		cg_timeline_add_op(tl, &op, NULL, 0);
+	}
+	for (unsigned i = 0, n = u8(in) % 3; i < n; i++) {
+		cg_devmem c = {0};
+		c.t_ns = num(in, 2);
+		c.device = devs[u8(in) % ndevs];
+		c.used_bytes = num(in, 3);
+		c.free_bytes = num(in, 3);
+		c.reserved_bytes = num(in, 3);
+		c.has_used = true;
+		c.has_reserved = u8(in) & 1;
+		c.line = 300 + i;
+		cg_timeline_add_devmem(tl, &c);
+	}
+	if (u8(in) & 1) {
+		cg_oom o = {num(in, 2), num(in, 3), 0, 0, 400, devs[0], false};
+		cg_timeline_add_oom(tl, &o);
+	}
+	tl->source.truncated = u8(in) & 1;
+	if (tl->source.truncated)
+		tl->source.truncation_note = strdup("trace ends mid-record at line 9");
+	tl->source.path = strdup("fuzz.jsonl");
+	tl->source.display_name = strdup("fuzz.jsonl");
+	tl->source.format = strdup("candle-graph/trace/6 JSONL");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	input in = {data, data + size};
+	cg_timeline_limits lim = {1 << 20};
+	cg_timeline *tl = cg_timeline_new(&lim);
+	build(&in, tl);
+	cg_error err;
+	cg_analysis *a = NULL;
+	if (cg_timeline_finalize(tl, &err) == 0 && cg_analysis_run(&a, tl, NULL, &err) == 0) {
+		cg_sink *s = cg_sink_memory();
+		cg_chrome_trace_write(s, a, NULL);
+		must_be_json("the Chrome trace", cg_sink_data(s, NULL));
+		cg_sink_close(s, NULL);
+
+		s = cg_sink_memory();
+		cg_summary_json_write(s, a, true);
+		must_be_json("summary.json", cg_sink_data(s, NULL));
+		cg_sink_close(s, NULL);
+
+		cg_doc *d = cg_report_build(a, NULL);
+		s = cg_sink_memory();
+		cg_doc_write_markdown(d, s);
+		cg_sink_close(s, NULL);
+		s = cg_sink_memory();
+		cg_doc_write_html(d, s, "/nonexistent", NULL);
+		must_be_inert(cg_sink_data(s, NULL));
+		cg_sink_close(s, NULL);
+		cg_doc_free(d);
+		cg_analysis_free(a);
+	}
+	cg_timeline_free(tl);
+	return 0;
+}
