@@ -11,6 +11,15 @@ bool cg_leaks_category_counts(cg_category c)
 	return c != CG_CAT_PARAMETER && c != CG_CAT_OPTIMIZER_STATE && c != CG_CAT_BASELINE;
 }
 
+uint64_t cg_leaks_candidate_bytes(const uint64_t by_category[CG_CAT_COUNT])
+{
+	uint64_t sum = 0;
+	for (int c = 0; c < CG_CAT_COUNT; c++)
+		if (cg_leaks_category_counts((cg_category)c) && !cg_add_u64(sum, by_category[c], &sum))
+			return UINT64_MAX;
+	return sum;
+}
+
 /* Deeper chains are cut, as cg_timeline_span_path cuts them, and paths
  * end at PATH_MAX_BYTES: a trace of huge span names cannot make every
  * group's path huge. */

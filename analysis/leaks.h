@@ -72,4 +72,11 @@ void cg_leaks_free(cg_leaks_result *r);
 /* Is category c a leak candidate when live at the end? */
 bool cg_leaks_category_counts(cg_category c);
 
+/* The bytes of live bytes by category (a live set's by_category) whose
+ * category is a leak candidate's: live outside parameters, optimizer state
+ * and memory from before profiling. Known with or without pairing; `cgmem
+ * check --max-leaked` and `cgmem diff` read it at the end moment.
+ * Saturates at 2^64 - 1. */
+uint64_t cg_leaks_candidate_bytes(const uint64_t by_category[CG_CAT_COUNT]);
+
 #endif

@@ -8,6 +8,8 @@
 static const cg_command *const commands[] = {
 	&cg_cmd_report,
 	&cg_cmd_summary,
+	&cg_cmd_diff,
+	&cg_cmd_check,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -63,5 +63,7 @@ int cg_cli_main(int argc, char **argv);
 /* Commands */
 extern const cg_command cg_cmd_report;
 extern const cg_command cg_cmd_summary;
+extern const cg_command cg_cmd_diff;
+extern const cg_command cg_cmd_check;
 
 #endif

@@ -1,5 +1,7 @@
 /* libFuzzer target: a whole file through ingest (every format, plain or
- * gzip) and every analysis pass, then summary.json.
+ * gzip) and every analysis pass, then summary.json; then the run compared
+ * with itself (which must change nothing) into diff.json, and every
+ * check limit judged against itself.
  *   build-fuzz/tests/fuzz/fuzz_trace tests/fuzz/corpus_trace */
 #define _GNU_SOURCE /* memfd_create */
 #include <stdint.h>
@@ -7,12 +9,43 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <stdlib.h>
+
+#include "align.h"
 #include "analysis.h"
+#include "check.h"
+#include "diff.h"
+#include "diff_json.h"
 #include "ingest.h"
 #include "sink.h"
 #include "summary_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A run against itself: no change anywhere, and every limit judged. */
+static void compare_with_itself(const cg_analysis *a)
+{
+	cg_diff_result *d;
+	if (cg_diff_run(&d, a, a, NULL) < 0)
+		return;
+	for (size_t i = 0; i < d->ndevices; i++) {
+		const cg_diff_device *dev = &d->devices[i];
+		if (cg_diff_changed(dev->peak) || dev->nchanged || dev->ngroups)
+			abort();
+	}
+	cg_alignment *al;
+	cg_align_run(&al, a, a, CG_ALIGN_PHASES);
+	cg_diff_view v = {{a, a}, d, al, 5};
+	cg_sink *s = cg_sink_memory();
+	cg_diff_json_write(s, &v, false);
+	cg_sink_close(s, NULL);
+	cg_align_free(al);
+	cg_diff_free(d);
+	cg_check_limits l = {true, true, true, true, 1, 0.5, 1, 0, NULL};
+	cg_check_result *r;
+	if (cg_check_run(&r, a, a, &l, NULL) == 0)
+		cg_check_free(r);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -41,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			cg_sink *s = cg_sink_memory();
 			cg_summary_json_write(s, a, false);
 			cg_sink_close(s, NULL);
+			compare_with_itself(a);
 			cg_analysis_free(a);
 		}
 		cg_timeline_free(tl);

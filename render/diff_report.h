@@ -1,0 +1,21 @@
+/* diff.md and diff.html: the comparison of two runs as people read it,
+ * built once as a cg_doc and written in both forms. */
+#ifndef CG_DIFF_REPORT_H
+#define CG_DIFF_REPORT_H
+
+#include <stdbool.h>
+
+#include "charts.h"
+#include "diff_view.h"
+#include "doc.h"
+#include "outdir.h"
+
+/* Builds the document (caller frees with cg_doc_free). charts: as
+ * cg_diff_charts_write lists them, or NULL for none. */
+cg_doc *cg_diff_report_build(const cg_diff_view *v, const cg_chart_list *charts);
+
+/* Writes diff.md, and diff.html unless html is false, into od. */
+int cg_diff_report_write(cg_outdir *od, const cg_diff_view *v, const cg_chart_list *charts, bool html,
+			 cg_error *err);
+
+#endif
