@@ -79,29 +79,26 @@ static void inline_svg(cg_sink *out, const char *svg, size_t len, unsigned figur
 	const char *p = strstr(svg, "<svg");
 	if (!p)
 		return;
-	const char *end = svg + len;
+	const char *end = svg + len, *run = p;
 	char prefix[16];
 	snprintf(prefix, sizeof prefix, "f%u-", figure);
 	static const char *const refs[] = {"id=\"", "href=\"#", "url(#"};
-	while (p < end) {
-		const char *next = NULL;
-		size_t which = 0;
+	/* One pass: at each i, h or u, see whether an id or a reference starts. */
+	for (const char *q = p; q < end; q++) {
+		if (*q != 'i' && *q != 'h' && *q != 'u')
+			continue;
 		for (size_t r = 0; r < 3; r++) {
-			const char *q = strstr(p, refs[r]);
-			if (q && (!next || q < next)) {
-				next = q;
-				which = r;
+			size_t rl = strlen(refs[r]);
+			if ((size_t)(end - q) >= rl && memcmp(q, refs[r], rl) == 0) {
+				cg_sink_write(out, run, (size_t)(q - run) + rl);
+				cg_sink_puts(out, prefix);
+				run = q + rl;
+				q = run - 1;
+				break;
 			}
 		}
-		if (!next) {
-			cg_sink_write(out, p, (size_t)(end - p));
-			break;
-		}
-		size_t rl = strlen(refs[which]);
-		cg_sink_write(out, p, (size_t)(next - p) + rl);
-		cg_sink_puts(out, prefix);
-		p = next + rl;
 	}
+	cg_sink_write(out, run, (size_t)(end - run));
 }
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

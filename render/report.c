@@ -131,13 +131,45 @@ static void capacity_cell(cell c, const cg_analysis *a, uint32_t dv)
 		 cg_fmt_bytes(head, sizeof head, k->free_bytes), cg_fmt_time(t, sizeof t, k->t_ns));
 }
 
+static const cg_analysis *by_peak_ctx;
+
+static int cmp_peak(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	uint64_t pa = by_peak_ctx->peak->devices[a].peak_bytes, pb = by_peak_ctx->peak->devices[b].peak_bytes;
+	if (pa != pb)
+		return pa > pb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The devices a section shows: all of them, in the trace's order, when
+ * there are at most max; else the max with the largest peaks. A report
+ * about thousands of devices stays readable; summary.json has them all. */
+static uint32_t *select_devices(const cg_analysis *a, uint32_t max, uint32_t *n)
+{
+	uint32_t all = a->tl->ndevices;
+	uint32_t *sel = cg_malloc((all ? all : 1) * sizeof *sel);
+	for (uint32_t i = 0; i < all; i++)
+		sel[i] = i;
+	if (all > max) {
+		by_peak_ctx = a;
+		qsort(sel, all, sizeof *sel, cmp_peak);
+	}
+	*n = all < max ? all : max;
+	return sel;
+}
+
+#define REPORT_KEY_DEVICES 8
+#define REPORT_DETAIL_DEVICES 32
+
 static void key_figures(cg_doc *d, const cg_analysis *a)
 {
 	const cg_timeline *tl = a->tl;
-	uint32_t n = tl->ndevices;
+	uint32_t n;
+	uint32_t *sel = select_devices(a, REPORT_KEY_DEVICES, &n);
 	cg_doc_heading(d, 2, "Key figures");
-	char align[40] = "k";
-	for (uint32_t i = 0; i < n && i < 30; i++)
+	char align[REPORT_KEY_DEVICES + 2] = "k";
+	for (uint32_t i = 0; i < n; i++)
 		strcat(align, "r");
 	cg_doc_table(d, n + 1, align);
 	const char **row = cg_calloc(n + 1, sizeof *row);
@@ -146,14 +178,15 @@ static void key_figures(cg_doc *d, const cg_analysis *a)
 #define FIGURE(label, ...) \
 	do { \
 		row[0] = label; \
-		for (uint32_t dv = 0; dv < n; dv++) { \
+		for (uint32_t k = 0; k < n; k++) { \
+			uint32_t dv = sel[k]; \
 			const cg_peak_device *p = &a->peak->devices[dv]; \
 			const cg_device *dev = &tl->devices[dv]; \
-			char *c = cells[dv]; \
+			char *c = cells[k]; \
 			(void)p; \
 			(void)dev; \
 			__VA_ARGS__; \
-			row[dv + 1] = c; \
+			row[k + 1] = c; \
 		} \
 		cg_doc_row(d, row); \
 	} while (0)
@@ -175,23 +208,27 @@ static void key_figures(cg_doc *d, const cg_analysis *a)
 	});
 	if (tl->ndevices && a->peak) {
 		bool any = false;
-		for (uint32_t dv = 0; dv < n; dv++)
-			any |= tl->devices[dv].baseline_bytes > 0;
+		for (uint32_t k = 0; k < n; k++)
+			any |= tl->devices[sel[k]].baseline_bytes > 0;
 		if (any)
 			FIGURE("before profiling", bytes(c, dev->baseline_bytes));
 	}
 	FIGURE("never freed", {
-		cell b, k;
-		snprintf(c, sizeof(cell), "%s in %s allocations", bytes(b, p->live_at_end), count(k, p->live_count_at_end));
+		cell b, nb;
+		snprintf(c, sizeof(cell), "%s in %s allocations", bytes(b, p->live_at_end), count(nb, p->live_count_at_end));
 	});
 	FIGURE("allocated in all", {
-		cell b, k, f;
+		cell b, na, nf;
 		snprintf(c, sizeof(cell), "%s in %s allocations, %s frees", bytes(b, p->bytes_allocated),
-			 count(k, p->allocations), count(f, p->frees));
+			 count(na, p->allocations), count(nf, p->frees));
 	});
 #undef FIGURE
 	cg_free(row);
 	cg_free(cells);
+	cg_free(sel);
+	if (tl->ndevices > n)
+		cg_doc_note(d, "The %" PRIu32 " devices with the largest peaks of %" PRIu32 "; summary.json has every device.",
+			    n, tl->ndevices);
 	cg_doc_note(d, "Peak: the largest live bytes after any memory record, in time order (PyTorch's \"Total Allocated\"). "
 		       "Never freed: still live when the trace %s. Allocated before the trace: frees of memory the trace never "
 		       "saw allocated, counted live from the start. docs/analysis.md defines every figure.",
@@ -630,8 +667,14 @@ cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
 		cg_doc_note(d, "%s", sub);
 	callouts(d, a);
 	key_figures(d, a);
-	for (uint32_t dv = 0; dv < tl->ndevices; dv++)
-		device_sections(d, a, dv, charts);
+	uint32_t ndetail;
+	uint32_t *detail = select_devices(a, REPORT_DETAIL_DEVICES, &ndetail);
+	for (uint32_t k = 0; k < ndetail; k++)
+		device_sections(d, a, detail[k], charts);
+	if (tl->ndevices > ndetail)
+		cg_doc_note(d, "Sections for the %" PRIu32 " devices with the largest peaks; the other %" PRIu32
+			       " are in summary.json.", ndetail, tl->ndevices - ndetail);
+	cg_free(detail);
 	gradients(d, a);
 	anomalies_section(d, tl);
 	diagnostics_section(d, tl);

@@ -72,6 +72,7 @@ void cg_timeline_free(cg_timeline *tl)
 	cg_free(tl->ooms);
 	cg_free(tl->meta);
 	cg_free(tl->devices);
+	cg_free(tl->device_index);
 	cg_free(tl->dtypes);
 	cg_free(tl->replacements);
 	cg_free(tl->span_ends);
@@ -130,6 +131,60 @@ char *cg_timeline_shape_format(const cg_timeline *tl, uint32_t shape, char *buf,
 	return buf;
 }
 
+static size_t device_slot(cg_str id, size_t cap)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* Devices are found by name through a small hash, so a trace naming many
+ * devices costs linear time, not quadratic. */
+static void device_index_put(cg_timeline *tl, cg_str id, uint32_t d)
+{
+	if ((size_t)(tl->ndevices + 1) * 2 > tl->device_index_cap) {
+		size_t cap = tl->device_index_cap ? tl->device_index_cap * 2 : 16;
+		uint32_t *slots = cg_calloc(cap, sizeof *slots);
+		for (uint32_t k = 0; k < tl->ndevices; k++) {
+			size_t i = device_slot(tl->devices[k].name, cap);
+			while (slots[i])
+				i = (i + 1) & (cap - 1);
+			slots[i] = k + 1;
+		}
+		cg_free(tl->device_index);
+		tl->device_index = slots;
+		tl->device_index_cap = cap;
+	}
+	size_t i = device_slot(id, tl->device_index_cap);
+	while (tl->device_index[i])
+		i = (i + 1) & (tl->device_index_cap - 1);
+	tl->device_index[i] = d + 1;
+}
+
+int cg_timeline_device_by_str(cg_timeline *tl, cg_str id, uint16_t *out)
+{
+	if (tl->device_index_cap) {
+		for (size_t i = device_slot(id, tl->device_index_cap); tl->device_index[i];
+		     i = (i + 1) & (tl->device_index_cap - 1)) {
+			uint32_t d = tl->device_index[i] - 1;
+			if (tl->devices[d].name == id) {
+				tl->last_device = d;
+				*out = (uint16_t)d;
+				return 0;
+			}
+		}
+	}
+	if (tl->ndevices >= UINT16_MAX)
+		return CG_ELIMIT;
+	size_t cap = tl->devices_cap;
+	CG_GROW(tl->devices, cap, (size_t)tl->ndevices + 1);
+	tl->devices_cap = (uint32_t)cap;
+	memset(&tl->devices[tl->ndevices], 0, sizeof(cg_device));
+	tl->devices[tl->ndevices].name = id;
+	device_index_put(tl, id, tl->ndevices);
+	tl->last_device = tl->ndevices;
+	*out = (uint16_t)tl->ndevices++;
+	return 0;
+}
+
 int cg_timeline_device(cg_timeline *tl, const char *name, size_t n, uint16_t *out)
 {
 	/* Traces name the same device again and again: check the last one first. */
@@ -145,23 +200,7 @@ int cg_timeline_device(cg_timeline *tl, const char *name, size_t n, uint16_t *ou
 	int rc = cg_timeline_intern(tl, name, n, &id);
 	if (rc < 0)
 		return rc;
-	for (uint32_t d = 0; d < tl->ndevices; d++) {
-		if (tl->devices[d].name == id) {
-			tl->last_device = d;
-			*out = (uint16_t)d;
-			return 0;
-		}
-	}
-	if (tl->ndevices >= UINT16_MAX)
-		return CG_ELIMIT;
-	size_t cap = tl->devices_cap;
-	CG_GROW(tl->devices, cap, (size_t)tl->ndevices + 1);
-	tl->devices_cap = (uint32_t)cap;
-	memset(&tl->devices[tl->ndevices], 0, sizeof(cg_device));
-	tl->devices[tl->ndevices].name = id;
-	tl->last_device = tl->ndevices;
-	*out = (uint16_t)tl->ndevices++;
-	return 0;
+	return cg_timeline_device_by_str(tl, id, out);
 }
 
 /* The last spelling looked up on this thread, and what it gave: traces

@@ -328,6 +328,8 @@ typedef struct cg_timeline {
 	} *span_ends;
 	size_t nspan_ends, span_ends_cap;
 	uint32_t last_device; /* cache for device lookups */
+	uint32_t *device_index; /* open addressing: interned name -> device + 1 (0: empty) */
+	size_t device_index_cap;
 } cg_timeline;
 
 /* limits may be NULL for the defaults. Never fails (out of memory exits). */
@@ -339,6 +341,8 @@ int cg_timeline_intern(cg_timeline *tl, const char *s, size_t n, cg_str *out);
 int cg_timeline_intern_shape(cg_timeline *tl, const uint64_t *dims, size_t ndims, uint32_t *out);
 /* Device by name; CG_ELIMIT beyond 65535 devices. */
 int cg_timeline_device(cg_timeline *tl, const char *name, size_t n, uint16_t *out);
+/* Device by interned name, added when new; CG_ELIMIT beyond 65535 devices. */
+int cg_timeline_device_by_str(cg_timeline *tl, cg_str name, uint16_t *out);
 /* Dtype by spelling (canonicalised); beyond 255 distinct dtypes maps to "unknown". */
 int cg_timeline_dtype(cg_timeline *tl, const char *name, size_t n, uint8_t *out);
 

@@ -51,20 +51,10 @@ static void map_devices(cg_timeline *dst, const cg_timeline *src, remap *maps)
 {
 	const cg_str *str = maps->str;
 	for (uint32_t d = 0; d < src->ndevices; d++) {
-		cg_str name = str[src->devices[d].name];
-		uint32_t found = CG_NONE;
-		for (uint32_t k = 0; k < dst->ndevices && found == CG_NONE; k++)
-			if (dst->devices[k].name == name)
-				found = k;
-		if (found == CG_NONE) {
-			size_t cap = dst->devices_cap;
-			CG_GROW(dst->devices, cap, (size_t)dst->ndevices + 1);
-			dst->devices_cap = (uint32_t)cap;
-			memset(&dst->devices[dst->ndevices], 0, sizeof(cg_device));
-			dst->devices[dst->ndevices].name = name;
-			found = dst->ndevices++;
-		}
-		maps->device[d] = (uint16_t)found;
+		uint16_t found = 0;
+		int rc = cg_timeline_device_by_str(dst, str[src->devices[d].name], &found);
+		(void)rc; /* cg_timeline_mergeable checked that the devices fit */
+		maps->device[d] = found;
 	}
 }
 
@@ -263,6 +253,8 @@ void cg_timeline_reset(cg_timeline *tl)
 	tl->ndevmem = tl->ngradients = tl->nedges = tl->nooms = tl->nmeta = 0;
 	tl->nspan_ends = tl->nreplacements = 0;
 	tl->ndevices = 0;
+	if (tl->device_index)
+		memset(tl->device_index, 0, tl->device_index_cap * sizeof *tl->device_index);
 	tl->ndtypes = 0;
 	tl->last_device = CG_NONE;
 	tl->first_t_ns = UINT64_MAX;
