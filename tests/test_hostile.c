@@ -253,6 +253,34 @@ static void a_million_ids_never_freed(void **state)
 	unlink(p);
 }
 
+static void strings_beyond_the_memory_limit_stop_with_a_clear_error(void **state)
+{
+	const char *p = tu_path("strings.jsonl");
+	FILE *f = fopen(p, "wb");
+	fputs(META ROOT, f);
+	for (unsigned i = 0; i < 100000; i++)
+		fprintf(f, MEMF, (unsigned long long)i, "a-rather-long-tensor-identifier", 8ull, "alloc");
+	for (unsigned i = 0; i < 100000; i++)
+		fprintf(f, "{\"kind\":\"memory\",\"timestamp_ns\":%u,\"tensor_id\":\"distinct-tensor-%u\",\"span_id\":\"s\","
+			   "\"device\":\"cpu\",\"bytes\":8,\"action\":\"alloc\",\"dtype\":\"f32\"}\n", i, i);
+	fclose(f);
+	const char *out = tu_path("out-strings");
+	snapshot before = take();
+	char *se;
+	assert_int_equal(tu_run(NULL, &se, NULL, "report", p, "-o", out, "--max-string-memory", "1MiB", NULL), 1);
+	char msg[700];
+	snprintf(msg, sizeof msg, "cgmem report: %s:", p);
+	assert_non_null(strstr(se, msg));
+	assert_non_null(strstr(se, ": the trace's strings exceed the limit of 1 MiB (raise it with --max-string-memory)"));
+	free(se);
+	assert_unchanged(&before);
+	free(before.e);
+	assert_false(tu_exists(out));
+	/* the same trace within the default limit is fine */
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", p, "-o", out, "-q", "--no-trace", NULL), 0);
+	unlink(p);
+}
+
 static void frees_twice_allocs_and_time_going_backwards(void **state)
 {
 	char text[4096];
@@ -428,6 +456,7 @@ int main(void)
 		cmocka_unit_test(json_nested_100000_deep),
 		cmocka_unit_test(numbers_of_every_wrong_kind),
 		cmocka_unit_test(a_million_ids_never_freed),
+		cmocka_unit_test(strings_beyond_the_memory_limit_stop_with_a_clear_error),
 		cmocka_unit_test(frees_twice_allocs_and_time_going_backwards),
 		cmocka_unit_test(duplicate_and_missing_meta),
 		cmocka_unit_test(gzip_cut_short_or_with_a_bad_crc),
