@@ -163,7 +163,10 @@ static void print_figures(const cg_analysis *a, const char *dir)
 	for (uint32_t d = 0; a->end && d < a->end->ndevices; d++)
 		if (a->end->devices[d].verdict)
 			printf("%s: %s\n", cg_timeline_str(tl, tl->devices[d].name), a->end->devices[d].verdict);
-	printf("report written to %s/ (report.html, report.md, summary.json)\n", dir);
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	printf("report written to %.*s/ (report.html, report.md, summary.json)\n", (int)n, dir);
 }
 
 static int run_report(const cg_command *cmd, const cg_args *args)
