@@ -224,7 +224,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 const cg_command cg_cmd_report = {
 	"report",
 	"FILE",
-	"analyse a trace and write a report folder (summary.json, trace.json.gz, ...)",
+	"analyse a trace and write a report folder (report.html, report.md, charts, ...)",
 	"FILE is a candle-graph/trace/6 JSONL trace, a PyTorch profiler Chrome trace\n"
 	"(recorded with profile_memory=True) or a PyTorch export_memory_timeline raw\n"
 	"file, plain or gzip-compressed, told apart by content; - reads standard input.\n"
