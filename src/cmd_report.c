@@ -163,7 +163,10 @@ static void print_figures(const cg_analysis *a, const char *dir)
 	for (uint32_t d = 0; a->end && d < a->end->ndevices; d++)
 		if (a->end->devices[d].verdict)
 			printf("%s: %s\n", cg_timeline_str(tl, tl->devices[d].name), a->end->devices[d].verdict);
-	printf("report written to %s/ (report.html, report.md, summary.json)\n", dir);
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	printf("report written to %.*s/ (report.html, report.md, summary.json)\n", (int)n, dir);
 }
 
 static int run_report(const cg_command *cmd, const cg_args *args)
@@ -221,7 +224,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 const cg_command cg_cmd_report = {
 	"report",
 	"FILE",
-	"analyse a trace and write a report folder (summary.json, trace.json.gz, ...)",
+	"analyse a trace and write a report folder (report.html, report.md, charts, ...)",
 	"FILE is a candle-graph/trace/6 JSONL trace, a PyTorch profiler Chrome trace\n"
 	"(recorded with profile_memory=True) or a PyTorch export_memory_timeline raw\n"
 	"file, plain or gzip-compressed, told apart by content; - reads standard input.\n"
