@@ -12,6 +12,7 @@
 
 /* Process ids: the host (spans, ops) and one per device (its memory). */
 #define HOST_PID 1
+#define HOST_PID_TEXT "1" /* HOST_PID, for events formatted from literals */
 #define DEVICE_PID(d) (2 + (d))
 
 size_t cg_chrome_ts(char *buf, size_t size, uint64_t ns)
@@ -334,7 +335,7 @@ static void free_slices(slices *s)
 static void slice_times(writer *w, const slices *s, uint32_t i)
 {
 	char *start = room(w), *p = start;
-	LIT(p, ",\"pid\":1,\"tid\":");
+	LIT(p, ",\"pid\":" HOST_PID_TEXT ",\"tid\":");
 	p = u64_to(p, (uint64_t)s->lane[i] + 1);
 	LIT(p, ",\"ts\":");
 	p = ts_to(p, s->start[i]);
@@ -438,7 +439,7 @@ static void write_flows(writer *w, const slices *s)
 				LIT(p, "\"ph\":\"s\"");
 			LIT(p, ",\"cat\":\"edge\",\"name\":\"edge\",\"id\":");
 			p = u64_to(p, (uint64_t)e + 1);
-			LIT(p, ",\"pid\":1,\"tid\":");
+			LIT(p, ",\"pid\":" HOST_PID_TEXT ",\"tid\":");
 			p = u64_to(p, (uint64_t)s->lane[sp] + 1);
 			LIT(p, ",\"ts\":");
 			p = ts_to(p, s->start[sp]);
