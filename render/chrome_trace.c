@@ -1,5 +1,6 @@
 #include "chrome_trace.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 /* Process ids: the host (spans, ops) and one per device (its memory). */
 #define HOST_PID 1
+#define HOST_PID_TEXT "1" /* HOST_PID, for events formatted from literals */
 #define DEVICE_PID(d) (2 + (d))
 
 size_t cg_chrome_ts(char *buf, size_t size, uint64_t ns)
@@ -21,28 +23,73 @@ size_t cg_chrome_ts(char *buf, size_t size, uint64_t ns)
 
 /* --- small writers ---------------------------------------------------------- */
 
+/* Events are formatted in place in the sink's buffer: no printf on any
+ * path that runs per record (a trace has millions of events). */
+
+/* Room for an event's fixed parts: punctuation, keys and numbers. */
+#define EVENT_ROOM 1024
+
+/* Category keys as they appear in counter args: ,"parameter": */
+typedef struct category_keys {
+	char text[CG_CAT_COUNT][32];
+	size_t len[CG_CAT_COUNT];
+} category_keys;
+
 typedef struct writer {
 	cg_sink *out;
 	const cg_timeline *tl;
 	bool first;
+	category_keys keys;
 } writer;
+
+/* Copies a string literal to p and advances p. */
+#define LIT(p, s) ((p) = (char *)memcpy((p), (s), sizeof(s) - 1) + sizeof(s) - 1)
+
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				  "8081828384858687888990919293949596979899";
+
+static char *u64_to(char *p, uint64_t v)
+{
+	char tmp[20];
+	size_t i = sizeof tmp;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		i -= 2;
+		memcpy(tmp + i, digit_pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		i -= 2;
+		memcpy(tmp + i, digit_pairs + 2 * v, 2);
+	} else {
+		tmp[--i] = (char)('0' + v);
+	}
+	memcpy(p, tmp + i, sizeof tmp - i);
+	return p + sizeof tmp - i;
+}
+
+/* Microseconds with three decimals, as cg_chrome_ts. */
+static char *ts_to(char *p, uint64_t ns)
+{
+	p = u64_to(p, ns / 1000);
+	unsigned f = (unsigned)(ns % 1000);
+	p[0] = '.';
+	p[1] = (char)('0' + f / 100);
+	memcpy(p + 2, digit_pairs + 2 * (f % 100), 2);
+	return p + 4;
+}
 
 static void put_u64(cg_sink *s, uint64_t v)
 {
-	char buf[24];
-	int i = sizeof buf;
-	do {
-		buf[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	cg_sink_write(s, buf + i, sizeof buf - (size_t)i);
+	char *p = cg_sink_reserve(s, 20);
+	cg_sink_commit(s, (size_t)(u64_to(p, v) - p));
 }
 
 static void put_ts(cg_sink *s, uint64_t ns)
 {
-	put_u64(s, ns / 1000);
-	char frac[4] = {'.', (char)('0' + ns % 1000 / 100), (char)('0' + ns % 100 / 10), (char)('0' + ns % 10)};
-	cg_sink_write(s, frac, 4);
+	char *p = cg_sink_reserve(s, 24);
+	cg_sink_commit(s, (size_t)(ts_to(p, ns) - p));
 }
 
 static void put_str(cg_sink *s, const char *str)
@@ -50,11 +97,38 @@ static void put_str(cg_sink *s, const char *str)
 	cg_escape_json(s, str, strlen(str));
 }
 
-/* Starts an event: the separator and the opening brace. */
+static void put_interned(writer *w, cg_str id)
+{
+	cg_escape_json(w->out, cg_timeline_str(w->tl, id), cg_strtab_len(w->tl->strings, id));
+}
+
+/* Room for an event in the sink's buffer; commit with done(). */
+static char *room(writer *w)
+{
+	return cg_sink_reserve(w->out, EVENT_ROOM);
+}
+
+/* The separator and the opening brace of an event. */
+static char *open_event(writer *w, char *p)
+{
+	if (w->first)
+		LIT(p, "\n{");
+	else
+		LIT(p, ",\n{");
+	w->first = false;
+	return p;
+}
+
+/* Commits what was formatted in place from start to p. */
+static void done(writer *w, char *start, char *p)
+{
+	cg_sink_commit(w->out, (size_t)(p - start));
+}
+
 static void begin(writer *w)
 {
-	cg_sink_puts(w->out, w->first ? "\n{" : ",\n{");
-	w->first = false;
+	char *start = room(w);
+	done(w, start, open_event(w, start));
 }
 
 static void metadata(writer *w, const char *what, int pid, unsigned tid, const char *key, const char *value,
@@ -257,59 +331,96 @@ static void free_slices(slices *s)
 	cg_free(s->order);
 }
 
+/* ,"pid":1,"tid":LANE,"ts":START,"dur":DURATION,"args":{ */
+static void slice_times(writer *w, const slices *s, uint32_t i)
+{
+	char *start = room(w), *p = start;
+	LIT(p, ",\"pid\":" HOST_PID_TEXT ",\"tid\":");
+	p = u64_to(p, (uint64_t)s->lane[i] + 1);
+	LIT(p, ",\"ts\":");
+	p = ts_to(p, s->start[i]);
+	LIT(p, ",\"dur\":");
+	p = ts_to(p, s->end[i] - s->start[i]);
+	LIT(p, ",\"args\":{");
+	done(w, start, p);
+}
+
 static void write_span(writer *w, const slices *s, uint32_t i)
 {
 	const cg_timeline *tl = w->tl;
 	const cg_span *sp = &tl->spans[i];
-	begin(w);
-	cg_sink_puts(w->out, "\"ph\":\"X\",\"cat\":");
+	char *start = room(w), *p = open_event(w, start);
+	LIT(p, "\"ph\":\"X\",\"cat\":");
+	done(w, start, p);
 	put_str(w->out, cg_span_kind_name((cg_span_kind)sp->kind));
-	cg_sink_puts(w->out, ",\"name\":");
-	cg_escape_json(w->out, cg_timeline_str(tl, sp->name), cg_strtab_len(tl->strings, sp->name));
-	cg_sink_printf(w->out, ",\"pid\":%d,\"tid\":%u,\"ts\":", HOST_PID, s->lane[i] + 1);
-	put_ts(w->out, s->start[i]);
-	cg_sink_puts(w->out, ",\"dur\":");
-	put_ts(w->out, s->end[i] - s->start[i]);
-	cg_sink_puts(w->out, ",\"args\":{\"span_id\":");
-	cg_escape_json(w->out, cg_timeline_str(tl, sp->id), cg_strtab_len(tl->strings, sp->id));
+	cg_sink_write(w->out, ",\"name\":", 8);
+	put_interned(w, sp->name);
+	slice_times(w, s, i);
+	cg_sink_write(w->out, "\"span_id\":", 10);
+	put_interned(w, sp->id);
 	if (sp->parent != CG_NONE) {
-		cg_sink_puts(w->out, ",\"parent_id\":");
-		put_str(w->out, cg_timeline_str(tl, tl->spans[sp->parent].id));
+		cg_sink_write(w->out, ",\"parent_id\":", 13);
+		put_interned(w, tl->spans[sp->parent].id);
 	}
 	if (sp->phase != CG_PHASE_NONE) {
-		cg_sink_puts(w->out, ",\"phase\":");
+		cg_sink_write(w->out, ",\"phase\":", 9);
 		put_str(w->out, cg_phase_name((cg_phase)sp->phase));
 	}
 	if (!(sp->flags & CG_SPAN_ENDED))
 		cg_sink_puts(w->out, ",\"ended\":false");
-	cg_sink_puts(w->out, "}}");
+	cg_sink_write(w->out, "}}", 2);
 }
 
-static void write_op(writer *w, const slices *s, uint32_t i)
+/* An op's shape, formatted once per shape: "[1024, 1024]" with its quotes. */
+typedef struct shape_cache {
+	size_t *off; /* per shape id: offset into text + 1, 0 when not yet formatted */
+	size_t *len;
+	cg_sink *text;
+} shape_cache;
+
+static void put_shape(writer *w, shape_cache *c, uint32_t shape)
+{
+	const cg_timeline *tl = w->tl;
+	size_t len;
+	if (!c->off[shape]) {
+		char buf[256];
+		const char *f = cg_timeline_shape_format(tl, shape, buf, sizeof buf);
+		cg_sink_data(c->text, &len);
+		c->off[shape] = len + 1;
+		cg_escape_json(c->text, f, strlen(f));
+		size_t end;
+		cg_sink_data(c->text, &end);
+		c->len[shape] = end - len;
+	}
+	const char *text = cg_sink_data(c->text, &len);
+	cg_sink_write(w->out, text + c->off[shape] - 1, c->len[shape]);
+}
+
+static void write_op(writer *w, const slices *s, uint32_t i, shape_cache *shapes)
 {
 	const cg_timeline *tl = w->tl;
 	const cg_op *op = &tl->ops[i - s->nspans];
-	char shape[256];
-	begin(w);
-	cg_sink_puts(w->out, "\"ph\":\"X\",\"cat\":\"op\",\"name\":");
-	cg_escape_json(w->out, cg_timeline_str(tl, op->name), cg_strtab_len(tl->strings, op->name));
-	cg_sink_printf(w->out, ",\"pid\":%d,\"tid\":%u,\"ts\":", HOST_PID, s->lane[i] + 1);
-	put_ts(w->out, s->start[i]);
-	cg_sink_puts(w->out, ",\"dur\":");
-	put_ts(w->out, s->end[i] - s->start[i]);
-	cg_sink_puts(w->out, ",\"args\":{\"shape\":");
-	put_str(w->out, cg_timeline_shape_format(tl, op->shape, shape, sizeof shape));
-	cg_sink_puts(w->out, ",\"dtype\":");
-	put_str(w->out, cg_timeline_str(tl, tl->dtypes[op->dtype].name));
-	cg_sink_puts(w->out, ",\"device\":");
-	put_str(w->out, cg_timeline_str(tl, tl->devices[op->device].name));
+	char *start = room(w), *p = open_event(w, start);
+	LIT(p, "\"ph\":\"X\",\"cat\":\"op\",\"name\":");
+	done(w, start, p);
+	put_interned(w, op->name);
+	slice_times(w, s, i);
+	cg_sink_write(w->out, "\"shape\":", 8);
+	put_shape(w, shapes, op->shape);
+	cg_sink_write(w->out, ",\"dtype\":", 9);
+	put_interned(w, tl->dtypes[op->dtype].name);
+	cg_sink_write(w->out, ",\"device\":", 10);
+	put_interned(w, tl->devices[op->device].name);
+	start = room(w);
+	p = start;
 	if (!(op->flags & CG_OP_STORAGE_UNKNOWN)) {
-		cg_sink_puts(w->out, ",\"storage_bytes\":");
-		put_u64(w->out, op->storage_bytes);
+		LIT(p, ",\"storage_bytes\":");
+		p = u64_to(p, op->storage_bytes);
 	}
-	cg_sink_puts(w->out, ",\"input_storage_bytes\":");
-	put_u64(w->out, op->input_storage_bytes);
-	cg_sink_puts(w->out, "}}");
+	LIT(p, ",\"input_storage_bytes\":");
+	p = u64_to(p, op->input_storage_bytes);
+	LIT(p, "}}");
+	done(w, start, p);
 }
 
 static void write_flows(writer *w, const slices *s)
@@ -321,16 +432,23 @@ static void write_flows(writer *w, const slices *s)
 			continue;
 		for (int end = 0; end < 2; end++) {
 			uint32_t sp = end ? ed->to_span : ed->from_span;
-			begin(w);
-			cg_sink_printf(w->out, "\"ph\":\"%s\",\"cat\":\"edge\",\"name\":\"edge\",\"id\":%zu,"
-					       "\"pid\":%d,\"tid\":%u,\"ts\":",
-				       end ? "f" : "s", e + 1, HOST_PID, s->lane[sp] + 1);
-			put_ts(w->out, s->start[sp]);
+			char *start = room(w), *p = open_event(w, start);
 			if (end)
-				cg_sink_puts(w->out, ",\"bp\":\"e\"");
-			cg_sink_puts(w->out, ",\"args\":{\"duration_ns\":");
-			put_u64(w->out, ed->duration_ns);
-			cg_sink_puts(w->out, "}}");
+				LIT(p, "\"ph\":\"f\"");
+			else
+				LIT(p, "\"ph\":\"s\"");
+			LIT(p, ",\"cat\":\"edge\",\"name\":\"edge\",\"id\":");
+			p = u64_to(p, (uint64_t)e + 1);
+			LIT(p, ",\"pid\":" HOST_PID_TEXT ",\"tid\":");
+			p = u64_to(p, (uint64_t)s->lane[sp] + 1);
+			LIT(p, ",\"ts\":");
+			p = ts_to(p, s->start[sp]);
+			if (end)
+				LIT(p, ",\"bp\":\"e\"");
+			LIT(p, ",\"args\":{\"duration_ns\":");
+			p = u64_to(p, ed->duration_ns);
+			LIT(p, "}}");
+			done(w, start, p);
 		}
 	}
 }
@@ -342,27 +460,48 @@ typedef struct live_state {
 	uint64_t by_cat[CG_CAT_COUNT];
 } live_state;
 
+static void category_keys_init(category_keys *k)
+{
+	for (int c = 0; c < CG_CAT_COUNT; c++) {
+		const char *name = cg_category_name((cg_category)c);
+		int n = snprintf(k->text[c], sizeof k->text[c], ",\"%s\":", name);
+		assert(n > 0 && (size_t)n < sizeof k->text[c]);
+		k->len[c] = (size_t)n;
+	}
+}
+
 static void write_counter(writer *w, int pid, uint64_t t, const live_state *st, bool by_category)
 {
-	begin(w);
-	cg_sink_printf(w->out, "\"ph\":\"C\",\"name\":\"%s\",\"pid\":%d,\"ts\":",
-		       by_category ? "live memory by category" : "live memory", pid);
-	put_ts(w->out, t);
-	cg_sink_puts(w->out, ",\"args\":{");
+	/* Each category key is under 32 bytes, with its number 52. */
+	static_assert(EVENT_ROOM >= 100 + CG_CAT_COUNT * 52, "room for every category");
+	const category_keys *keys = &w->keys;
+	char *start = room(w), *p = open_event(w, start);
+	if (by_category)
+		LIT(p, "\"ph\":\"C\",\"name\":\"live memory by category\",\"pid\":");
+	else
+		LIT(p, "\"ph\":\"C\",\"name\":\"live memory\",\"pid\":");
+	p = u64_to(p, (uint64_t)pid);
+	LIT(p, ",\"ts\":");
+	p = ts_to(p, t);
+	LIT(p, ",\"args\":{");
 	if (!by_category) {
-		cg_sink_puts(w->out, "\"bytes\":");
-		put_u64(w->out, st->total);
+		LIT(p, "\"bytes\":");
+		p = u64_to(p, st->total);
 	} else {
 		bool first = true;
 		for (int c = 0; c < CG_CAT_COUNT; c++) {
 			if (!st->by_cat[c] && c != CG_CAT_UNKNOWN)
 				continue;
-			cg_sink_printf(w->out, "%s\"%s\":", first ? "" : ",", cg_category_name((cg_category)c));
-			put_u64(w->out, st->by_cat[c]);
+			/* The key's leading comma only between members. */
+			size_t skip = first ? 1 : 0;
+			memcpy(p, keys->text[c] + skip, keys->len[c] - skip);
+			p += keys->len[c] - skip;
+			p = u64_to(p, st->by_cat[c]);
 			first = false;
 		}
 	}
-	cg_sink_puts(w->out, "}}");
+	LIT(p, "}}");
+	done(w, start, p);
 }
 
 static void emit(writer *w, int pid, uint64_t t, const live_state *st, bool categories)
@@ -488,34 +627,38 @@ static void write_checkpoints(writer *w)
 	const cg_timeline *tl = w->tl;
 	for (size_t i = 0; i < tl->ndevmem; i++) {
 		const cg_devmem *c = &tl->devmem[i];
-		begin(w);
-		cg_sink_printf(w->out, "\"ph\":\"C\",\"name\":\"device memory\",\"pid\":%d,\"ts\":",
-			       DEVICE_PID(c->device));
-		put_ts(w->out, c->t_ns);
-		cg_sink_puts(w->out, ",\"args\":{");
-		const char *sep = "";
+		char *start = room(w), *p = open_event(w, start);
+		LIT(p, "\"ph\":\"C\",\"name\":\"device memory\",\"pid\":");
+		p = u64_to(p, (uint64_t)DEVICE_PID(c->device));
+		LIT(p, ",\"ts\":");
+		p = ts_to(p, c->t_ns);
+		LIT(p, ",\"args\":{");
 		if (c->has_used) {
-			cg_sink_puts(w->out, "\"used\":");
-			put_u64(w->out, c->used_bytes);
-			cg_sink_puts(w->out, ",\"free\":");
-			put_u64(w->out, c->free_bytes);
-			sep = ",";
+			LIT(p, "\"used\":");
+			p = u64_to(p, c->used_bytes);
+			LIT(p, ",\"free\":");
+			p = u64_to(p, c->free_bytes);
+			if (c->has_reserved)
+				LIT(p, ",");
 		}
 		if (c->has_reserved) {
-			cg_sink_printf(w->out, "%s\"reserved\":", sep);
-			put_u64(w->out, c->reserved_bytes);
+			LIT(p, "\"reserved\":");
+			p = u64_to(p, c->reserved_bytes);
 		}
-		cg_sink_puts(w->out, "}}");
+		LIT(p, "}}");
+		done(w, start, p);
 	}
 	for (size_t i = 0; i < tl->nooms; i++) {
 		const cg_oom *o = &tl->ooms[i];
-		begin(w);
-		cg_sink_printf(w->out, "\"ph\":\"i\",\"s\":\"p\",\"name\":\"out of memory\",\"pid\":%d,\"tid\":0,\"ts\":",
-			       DEVICE_PID(o->device));
-		put_ts(w->out, o->t_ns);
-		cg_sink_puts(w->out, ",\"args\":{\"requested_bytes\":");
-		put_u64(w->out, o->bytes);
-		cg_sink_puts(w->out, "}}");
+		char *start = room(w), *p = open_event(w, start);
+		LIT(p, "\"ph\":\"i\",\"s\":\"p\",\"name\":\"out of memory\",\"pid\":");
+		p = u64_to(p, (uint64_t)DEVICE_PID(o->device));
+		LIT(p, ",\"tid\":0,\"ts\":");
+		p = ts_to(p, o->t_ns);
+		LIT(p, ",\"args\":{\"requested_bytes\":");
+		p = u64_to(p, o->bytes);
+		LIT(p, "}}");
+		done(w, start, p);
 	}
 }
 
@@ -562,7 +705,10 @@ void cg_chrome_trace_write(cg_sink *out, const cg_analysis *a, const cg_chrome_o
 	if (!o)
 		o = &defaults;
 	const cg_timeline *tl = a->tl;
-	writer w = {out, tl, true};
+	writer w = {out, tl, true, {{{0}}, {0}}};
+	category_keys_init(&w.keys);
+	shape_cache shapes = {cg_calloc(cg_strtab_count(tl->shapes), sizeof(size_t)),
+			      cg_calloc(cg_strtab_count(tl->shapes), sizeof(size_t)), cg_sink_memory()};
 	slices s;
 	build_slices(&s, tl);
 
@@ -575,7 +721,7 @@ void cg_chrome_trace_write(cg_sink *out, const cg_analysis *a, const cg_chrome_o
 		if (i < s.nspans)
 			write_span(&w, &s, i);
 		else
-			write_op(&w, &s, i);
+			write_op(&w, &s, i, &shapes);
 	}
 	write_flows(&w, &s);
 
@@ -596,6 +742,9 @@ void cg_chrome_trace_write(cg_sink *out, const cg_analysis *a, const cg_chrome_o
 	}
 	cg_sink_puts(out, "\n]}\n");
 	free_slices(&s);
+	cg_free(shapes.off);
+	cg_free(shapes.len);
+	cg_sink_close(shapes.text, NULL);
 }
 
 int cg_chrome_trace_save(const char *path, const cg_analysis *a, const cg_chrome_options *o, cg_error *err)

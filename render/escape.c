@@ -1,7 +1,9 @@
 #include "escape.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
@@ -38,9 +40,29 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 
 static const char replacement[] = "\xef\xbf\xbd";
 
+/* Bytes JSON text takes as they are: printable ASCII but '"' and '\\'. */
+static bool json_plain(const unsigned char *s, size_t n)
+{
+	unsigned bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = s[i];
+		bad |= (c - 0x20u >= 0x5fu) | (c == '"') | (c == '\\');
+	}
+	return !bad;
+}
+
 void cg_escape_json(cg_sink *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	/* Names and ids are plain ASCII nearly always: one copy. */
+	if (n + 2 <= CG_SINK_RESERVE_MAX && json_plain(s, n)) {
+		char *p = cg_sink_reserve(out, n + 2);
+		p[0] = '"';
+		memcpy(p + 1, s, n);
+		p[n + 1] = '"';
+		cg_sink_commit(out, n + 2);
+		return;
+	}
 	cg_sink_putc(out, '"');
 	size_t run = 0; /* start of bytes that need no escaping */
 	for (size_t i = 0; i < n;) {

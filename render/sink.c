@@ -1,13 +1,14 @@
 #include "sink.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "gzwriter.h"
 #include "xalloc.h"
 
 #define BUF_BYTES ((size_t)256 << 10)
@@ -18,9 +19,7 @@ struct cg_sink {
 	char *buf;
 	size_t len, cap;
 	size_t written;
-	bool gzip;
-	z_stream z;
-	unsigned char *zbuf;
+	cg_gzwriter *gz; /* owns buf while set */
 	int err_errno;
 	bool failed;
 };
@@ -34,19 +33,13 @@ int cg_sink_open(cg_sink **out, const char *path, int gzip_level, cg_error *err)
 	cg_sink *s = cg_calloc(1, sizeof *s);
 	s->fd = fd;
 	s->path = cg_strdup(path);
-	s->cap = BUF_BYTES;
-	s->buf = cg_malloc(s->cap);
 	if (gzip_level > 0) {
-		s->gzip = true;
-		s->zbuf = cg_malloc(BUF_BYTES);
-		if (deflateInit2(&s->z, gzip_level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-			close(fd);
-			cg_free(s->zbuf);
-			cg_free(s->buf);
-			cg_free(s->path);
-			cg_free(s);
-			return cg_error_set(err, CG_EIO, "%s: cannot start gzip compression", path);
-		}
+		s->gz = cg_gzwriter_new(fd, gzip_level > 9 ? 9 : gzip_level, 0);
+		s->cap = CG_GZWRITER_BLOCK;
+		s->buf = cg_gzwriter_block(s->gz);
+	} else {
+		s->cap = BUF_BYTES;
+		s->buf = cg_malloc(s->cap);
 	}
 	*out = s;
 	return 0;
@@ -79,29 +72,12 @@ static void write_fd(cg_sink *s, const void *p, size_t n)
 	}
 }
 
-static void deflate_out(cg_sink *s, const void *p, size_t n, int flush)
-{
-	s->z.next_in = (Bytef *)p;
-	s->z.avail_in = (uInt)n;
-	do {
-		s->z.next_out = s->zbuf;
-		s->z.avail_out = (uInt)BUF_BYTES;
-		int rc = deflate(&s->z, flush);
-		if (rc == Z_STREAM_ERROR) {
-			s->failed = true;
-			s->err_errno = EIO;
-			return;
-		}
-		write_fd(s, s->zbuf, BUF_BYTES - s->z.avail_out);
-	} while (s->z.avail_out == 0 && !s->failed);
-}
-
 static void flush_buf(cg_sink *s)
 {
 	if (s->fd < 0 || s->len == 0)
 		return;
-	if (s->gzip)
-		deflate_out(s, s->buf, s->len, Z_NO_FLUSH);
+	if (s->gz)
+		s->buf = cg_gzwriter_push(s->gz, s->buf, s->len);
 	else
 		write_fd(s, s->buf, s->len);
 	s->len = 0;
@@ -119,18 +95,55 @@ void cg_sink_write(cg_sink *s, const void *p, size_t n)
 		s->buf[s->len] = '\0';
 		return;
 	}
-	if (s->len + n > s->cap) {
+	if (s->len + n > s->cap && s->gz) {
+		/* Whole blocks: their boundaries, and so the compressed bytes,
+		 * depend only on what was written. */
+		const char *c = p;
+		while (s->len + n > s->cap) {
+			size_t k = s->cap - s->len;
+			memcpy(s->buf + s->len, c, k);
+			s->len += k;
+			c += k;
+			n -= k;
+			flush_buf(s);
+		}
+		p = c;
+	} else if (s->len + n > s->cap) {
 		flush_buf(s);
 		if (n > s->cap) {
-			if (s->gzip)
-				deflate_out(s, p, n, Z_NO_FLUSH);
-			else
-				write_fd(s, p, n);
+			write_fd(s, p, n);
 			return;
 		}
 	}
 	memcpy(s->buf + s->len, p, n);
 	s->len += n;
+}
+
+char *cg_sink_reserve(cg_sink *s, size_t n)
+{
+	assert(n <= CG_SINK_RESERVE_MAX);
+	if (s->fd < 0) {
+		CG_GROW(s->buf, s->cap, s->len + n + 1);
+		return s->buf + s->len;
+	}
+	if (s->len + n > s->cap) {
+		flush_buf(s);
+		if (n > s->cap && !s->gz) {
+			s->cap = n;
+			s->buf = cg_realloc(s->buf, s->cap);
+		}
+	}
+	return s->buf + s->len;
+}
+
+void cg_sink_commit(cg_sink *s, size_t n)
+{
+	if (s->failed)
+		return;
+	s->len += n;
+	s->written += n;
+	if (s->fd < 0)
+		s->buf[s->len] = '\0';
 }
 
 void cg_sink_puts(cg_sink *s, const char *str)
@@ -187,11 +200,15 @@ int cg_sink_close(cg_sink *s, cg_error *err)
 		return 0;
 	int rc = 0;
 	if (s->fd >= 0) {
-		flush_buf(s);
-		if (s->gzip) {
-			if (!s->failed)
-				deflate_out(s, NULL, 0, Z_FINISH);
-			deflateEnd(&s->z);
+		if (s->gz) {
+			int e = cg_gzwriter_finish(s->gz, s->buf, s->len);
+			s->buf = NULL; /* the writer's, freed with it */
+			if (e && !s->failed) {
+				s->failed = true;
+				s->err_errno = e;
+			}
+		} else {
+			flush_buf(s);
 		}
 		if (close(s->fd) < 0 && !s->failed) {
 			s->failed = true;
@@ -200,7 +217,6 @@ int cg_sink_close(cg_sink *s, cg_error *err)
 		if (s->failed)
 			rc = cg_error_set(err, CG_EIO, "%s: %s", s->path, strerror(s->err_errno));
 	}
-	cg_free(s->zbuf);
 	cg_free(s->buf);
 	cg_free(s->path);
 	cg_free(s);
