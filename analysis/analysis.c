@@ -2,7 +2,19 @@
 
 #include <string.h>
 
+#include "parallel.h"
 #include "xalloc.h"
+
+typedef struct replay_task {
+	cg_analysis *a;
+	cg_replay_input in;
+} replay_task;
+
+static void run_replay(void *arg)
+{
+	replay_task *t = arg;
+	cg_replay_run(&t->a->replay, t->a->tl, &t->in, NULL);
+}
 
 /* Plain data handed from pass to pass, built once here. */
 typedef struct shared {
@@ -14,7 +26,17 @@ typedef struct shared {
 	uint32_t **end_allocs;	/* per device: alloc records live at the end */
 	size_t *nend_allocs;
 	bool *per_step;		/* per device: per-step figures were evaluated */
+	replay_task replay;	/* reads peak_after and end_after until joined */
+	cg_task replay_task;
+	bool replay_started;
 } shared;
+
+static void join_replay(shared *s)
+{
+	if (s->replay_started)
+		cg_task_join(&s->replay_task);
+	s->replay_started = false;
+}
 
 static void shared_free(shared *s, uint32_t ndevices)
 {
@@ -94,6 +116,16 @@ static int run_passes(cg_analysis *a, shared *s, cg_error *err)
 		s->peak_t_ns[d] = a->peak->devices[d].peak_t_ns;
 		cg_endtrace_moment(tl, d, &s->end_after[d], NULL);
 	}
+	/* The allocator replay takes longer than every other pass together:
+	 * it runs beside them, on its own threads. */
+	s->replay = (replay_task){a, {s->peak_after, s->end_after, a->options.threads}};
+	if (a->options.threads == 1) {
+		run_replay(&s->replay);
+	} else {
+		cg_task_start(&s->replay_task, run_replay, &s->replay);
+		s->replay_started = true;
+	}
+
 	RUN(cg_liveset_run(&a->at_peak, tl, s->peak_after, err));
 	RUN(cg_liveset_run(&a->at_end, tl, s->end_after, err));
 	RUN(build_peak_trees(a, err));
@@ -111,8 +143,6 @@ static int run_passes(cg_analysis *a, shared *s, cg_error *err)
 	cg_overtime_input ot = {ns, s->step_start, s->step_end, a->steps->step_of_span, a->steps->nspans, 0};
 	RUN(cg_overtime_run(&a->overtime, tl, &ot, err));
 	RUN(cg_checkpoints_run(&a->checkpoints, tl, s->peak_t_ns, err));
-	cg_replay_input rp = {s->peak_after, s->end_after};
-	RUN(cg_replay_run(&a->replay, tl, &rp, err));
 
 	s->end_allocs = cg_calloc(nd1, sizeof *s->end_allocs);
 	s->nend_allocs = cg_calloc(nd1, sizeof *s->nend_allocs);
@@ -121,6 +151,7 @@ static int run_passes(cg_analysis *a, shared *s, cg_error *err)
 	s->per_step = cg_malloc(nd1 * sizeof *s->per_step);
 	for (uint32_t d = 0; d < nd; d++)
 		s->per_step[d] = a->overtime->devices[d].timed;
+	join_replay(s);
 	cg_leaks_input lk = {(const uint32_t *const *)s->end_allocs, s->nend_allocs, ns, s->step_span,
 			     a->steps->step_of_span, a->steps->nspans, a->steps->label, s->per_step};
 	RUN(cg_leaks_run(&a->leaks, tl, &lk, err));
@@ -158,6 +189,7 @@ int cg_analysis_run(cg_analysis **out, const cg_timeline *tl, const cg_analysis_
 	a->options = o ? *o : defaults;
 	shared s = {0};
 	int rc = run_passes(a, &s, err);
+	join_replay(&s); /* also when a pass failed */
 	shared_free(&s, tl->ndevices);
 	if (rc < 0) {
 		cg_analysis_free(a);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "parallel.h"
 #include "xalloc.h"
 
 enum { SMALL, LARGE, NPOOLS };
@@ -412,40 +413,67 @@ static void clear_variant(cg_replay_variant *v)
 	memset(v, 0, sizeof *v);
 }
 
+/* One device through one model: a job of its own, as no two share state. */
+typedef struct replay_jobs {
+	const cg_timeline *tl;
+	const cg_replay_input *in;
+	cg_replay_result *r;
+	size_t *devmem_first; /* per device */
+	bool *ok;	      /* per job: 2 * device + expandable */
+} replay_jobs;
+
+static void replay_job(void *ctx, size_t job)
+{
+	replay_jobs *j = ctx;
+	uint32_t d = (uint32_t)(job / 2);
+	bool expandable = job % 2;
+	const cg_device *dev = &j->tl->devices[d];
+	cg_replay_device *o = &j->r->devices[d];
+	device_ctx c = {j->tl, dev, moment_pos(dev, j->in->peak_after[d]), moment_pos(dev, j->in->end_after[d]),
+			j->devmem_first[d], NULL};
+	c.block_of = cg_malloc((dev->mem_count ? dev->mem_count : 1) * sizeof *c.block_of);
+	cg_replay_variant *v = expandable ? &o->expandable : &o->standard;
+	j->ok[job] = replay(&c, expandable, v);
+	if (j->ok[job])
+		at_checkpoints(j->tl, &c, v);
+	cg_free(c.block_of);
+}
+
 int cg_replay_run(cg_replay_result **out, const cg_timeline *tl, const cg_replay_input *in, cg_error *err)
 {
 	(void)err;
 	cg_replay_result *r = cg_calloc(1, sizeof *r);
-	r->ndevices = tl->ndevices;
-	r->devices = cg_calloc(tl->ndevices ? tl->ndevices : 1, sizeof *r->devices);
-	size_t devmem_first = 0;
-	for (uint32_t d = 0; d < tl->ndevices; d++) {
-		const cg_device *dev = &tl->devices[d];
+	uint32_t nd = tl->ndevices;
+	r->ndevices = nd;
+	r->devices = cg_calloc(nd ? nd : 1, sizeof *r->devices);
+	if (!tl->source.pairing_known) {
+		for (uint32_t d = 0; d < nd; d++)
+			r->devices[d].unavailable_reason = "frees could not be matched to their allocations";
+		*out = r;
+		return 0;
+	}
+	replay_jobs j = {tl, in, r, cg_calloc(nd ? nd : 1, sizeof *j.devmem_first),
+			 cg_calloc(2 * (size_t)nd + 1, sizeof *j.ok)};
+	for (uint32_t d = 1; d < nd; d++)
+		j.devmem_first[d] = j.devmem_first[d - 1] + tl->devices[d - 1].devmem_count;
+	cg_parallel_for(2 * (size_t)nd, in->threads, replay_job, &j);
+	for (uint32_t d = 0; d < nd; d++) {
 		cg_replay_device *o = &r->devices[d];
-		device_ctx c = {tl, dev, moment_pos(dev, in->peak_after[d]), moment_pos(dev, in->end_after[d]),
-				devmem_first, NULL};
-		devmem_first += dev->devmem_count;
-		if (!tl->source.pairing_known) {
-			o->unavailable_reason = "frees could not be matched to their allocations";
-			continue;
-		}
-		c.block_of = cg_malloc((dev->mem_count ? dev->mem_count : 1) * sizeof *c.block_of);
-		o->available = replay(&c, false, &o->standard) && replay(&c, true, &o->expandable);
-		cg_free(c.block_of);
+		o->available = j.ok[2 * d] && j.ok[2 * d + 1];
 		if (!o->available) {
 			o->unavailable_reason = "sizes too large for the model (over 2^64 bytes)";
 			clear_variant(&o->standard);
 			clear_variant(&o->expandable);
 			continue;
 		}
-		at_checkpoints(tl, &c, &o->standard);
-		at_checkpoints(tl, &c, &o->expandable);
 		uint64_t a = o->standard.peak_reserved, b = o->expandable.peak_reserved;
 		if (a >= b)
 			o->saved_bytes = a - b > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(a - b);
 		else
 			o->saved_bytes = b - a > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)(b - a);
 	}
+	cg_free(j.devmem_first);
+	cg_free(j.ok);
 	*out = r;
 	return 0;
 }

@@ -86,6 +86,7 @@ typedef struct cg_replay_result {
 typedef struct cg_replay_input {
 	const uint32_t *peak_after; /* per device: the live peak's record (CG_NONE: before any) */
 	const uint32_t *end_after;  /* per device: the end moment's record */
+	unsigned threads;	    /* devices and variants replay in parallel; 0: on every core */
 } cg_replay_input;
 
 int cg_replay_run(cg_replay_result **out, const cg_timeline *tl, const cg_replay_input *in, cg_error *err);

@@ -256,7 +256,9 @@ static int analyse(const cg_command *cmd, const char *path, const cg_ingest_opti
 	if (status)
 		return status;
 	cg_error err = CG_ERROR_INIT;
-	if (cg_analysis_run(a, *tl, NULL, &err) < 0) {
+	cg_analysis_options ao = CG_ANALYSIS_OPTIONS_INIT;
+	ao.threads = io->threads;
+	if (cg_analysis_run(a, *tl, &ao, &err) < 0) {
 		fprintf(stderr, "cgmem %s: %s\n", cmd->name, err.msg);
 		return cg_error_exit_status(err.code);
 	}

@@ -105,6 +105,7 @@ static int run_diff(const cg_command *cmd, const cg_args *args)
 	cg_analysis_options ao = CG_ANALYSIS_OPTIONS_INIT;
 	cg_align_mode mode;
 	int status = cg_cmd_ingest_options(cmd, args, &io);
+	ao.threads = io.threads;
 	if (status == 0)
 		status = cg_cmd_top_option(cmd, args, &ao.top_n);
 	if (status == 0)

@@ -180,6 +180,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 	cg_ingest_options io;
 	cg_analysis_options ao = CG_ANALYSIS_OPTIONS_INIT;
 	int status = cg_cmd_ingest_options(cmd, args, &io);
+	ao.threads = io.threads;
 	if (status == 0)
 		status = cg_cmd_top_option(cmd, args, &ao.top_n);
 	if (status)

@@ -72,7 +72,15 @@ static void cell(char *row, size_t size, const char *s, size_t width, bool right
 	cg_fmt_fit(fitted, sizeof fitted, s, width);
 	size_t w = cg_text_width(fitted), len = strlen(row);
 	size_t pad = width > w ? width - w : 0;
-	snprintf(row + len, size - len, "%*s%s%*s", right ? (int)pad : 0, "", fitted, right ? 0 : (int)pad, "");
+	/* Padding, text, padding; a row too narrow for its cells is cut. */
+	size_t lead = right ? pad : 0, trail = right ? 0 : pad, flen = strlen(fitted);
+	for (size_t i = 0; i < lead && len + 1 < size; i++)
+		row[len++] = ' ';
+	for (size_t i = 0; i < flen && len + 1 < size; i++)
+		row[len++] = fitted[i];
+	for (size_t i = 0; i < trail && len + 1 < size; i++)
+		row[len++] = ' ';
+	row[len] = '\0';
 }
 
 /* Prints text as a paragraph wrapped at WIDTH, indented. */
@@ -614,6 +622,7 @@ static int run_summary(const cg_command *cmd, const cg_args *args)
 	cg_ingest_options io;
 	cg_analysis_options ao = CG_ANALYSIS_OPTIONS_INIT;
 	int status = cg_cmd_ingest_options(cmd, args, &io);
+	ao.threads = io.threads;
 	if (status == 0)
 		status = cg_cmd_top_option(cmd, args, &ao.top_n);
 	if (status)

@@ -58,7 +58,7 @@ static cg_timeline *paper_trace(void)
 
 static cg_replay_result *replay(const cg_timeline *tl, uint32_t peak, uint32_t end)
 {
-	cg_replay_input in = {&peak, &end};
+	cg_replay_input in = {&peak, &end, 0};
 	cg_replay_result *r;
 	assert_int_equal(cg_replay_run(&r, tl, &in, NULL), 0);
 	return r;
@@ -222,6 +222,48 @@ static void sizes_beyond_the_model_make_it_unavailable(void **state)
 	cg_timeline_free(tl);
 }
 
+/* Devices and variants replay on their own threads: a device the model
+ * cannot take does not disturb the other, whatever the thread count. */
+static void devices_replay_alone_on_any_number_of_threads(void **state)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_mem(tl, 0, "huge", NULL, "cuda:0", UINT64_MAX - 10, A, CG_CAT_ACTIVATION, NULL);
+	tu_devmem(tl, 0, "cuda:1", NONE, 0, 0);
+	tu_mem(tl, 1, "A", NULL, "cuda:1", 1000, A, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 2, "B", NULL, "cuda:1", 3 * MiB, A, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 3, "C", NULL, "cuda:1", 15 * MiB, A, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 4, "B", NULL, "cuda:1", 3 * MiB, F, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 5, "D", NULL, "cuda:1", 4 * MiB, A, CG_CAT_ACTIVATION, NULL);
+	tu_devmem(tl, 5, "cuda:1", NONE, 0, 50 * MiB);
+	tu_mem(tl, 6, "E", NULL, "cuda:1", 5 * MiB / 2, A, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 7, "C", NULL, "cuda:1", 15 * MiB, F, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 8, "F", NULL, "cuda:1", 12 * MiB, A, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 9, "G", NULL, "cuda:1", 20 * MiB, A, CG_CAT_ACTIVATION, NULL);
+	tu_tl_finalize(tl);
+	assert_int_equal(tl->ndevices, 2);
+	/* cuda:1's records follow cuda:0's one: the paper's moments shift by one */
+	uint32_t peak[2] = {0, 6}, end[2] = {0, 9};
+	const unsigned threads[] = {1, 2, 4};
+	for (int k = 0; k < 3; k++) {
+		cg_replay_input in = {peak, end, threads[k]};
+		cg_replay_result *r;
+		assert_int_equal(cg_replay_run(&r, tl, &in, NULL), 0);
+		assert_false(r->devices[0].available);
+		const cg_replay_device *d = &r->devices[1];
+		assert_true(d->available);
+		assert_int_equal(d->standard.peak_reserved, 62 * MiB);
+		assert_int_equal(d->standard.nseries, 4);
+		assert_int_equal(d->standard.at_peak.reserved, 42 * MiB);
+		assert_int_equal(d->standard.at_end.largest_free, 17 * MiB);
+		assert_int_equal(d->standard.ncheckpoints, 2);
+		assert_int_equal(d->standard.at_checkpoint[1], 42 * MiB);
+		assert_int_equal(d->expandable.peak_reserved, 62 * MiB);
+		assert_int_equal(d->saved_bytes, 0);
+		cg_replay_free(r);
+	}
+	cg_timeline_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +275,7 @@ int main(void)
 		cmocka_unit_test(memory_from_before_the_trace_is_allocated_first),
 		cmocka_unit_test(without_pairing_there_is_no_replay),
 		cmocka_unit_test(sizes_beyond_the_model_make_it_unavailable),
+		cmocka_unit_test(devices_replay_alone_on_any_number_of_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	uint32_t *peak = cg_malloc((tl->ndevices ? tl->ndevices : 1) * sizeof *peak);
 	for (uint32_t d = 0; d < tl->ndevices; d++)
 		peak[d] = a->peak->devices[d].peak_index;
-	cg_replay_input in = {peak, peak};
+	cg_replay_input in = {peak, peak, 0};
 	cg_replay_result *r;
 	double t3 = now();
 	cg_replay_run(&r, tl, &in, &err);

@@ -1,0 +1,39 @@
+/* Independent jobs on threads, for the passes after ingest:
+ *
+ *     cg_parallel_for(n, 0, fn, ctx);     // fn(ctx, i) for every i < n, on all cores
+ *
+ *     cg_task t;
+ *     cg_task_start(&t, fn, arg);         // fn(arg) beside the caller
+ *     ...other work...
+ *     cg_task_join(&t);
+ *
+ * Jobs must not depend on each other's order. When no thread can be
+ * started the caller runs the work itself: results never depend on the
+ * threads, only the time does. */
+#ifndef CG_PARALLEL_H
+#define CG_PARALLEL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Cores online, at least 1. */
+unsigned cg_cpu_count(void);
+
+/* Runs fn(ctx, i) for i in [0, n) on up to threads threads (0: one per
+ * core), the caller's among them; returns when every job is done. */
+void cg_parallel_for(size_t n, unsigned threads, void (*fn)(void *ctx, size_t i), void *ctx);
+
+typedef struct cg_task {
+	pthread_t thread;
+	bool started;
+	void (*fn)(void *arg);
+	void *arg;
+} cg_task;
+
+/* Runs fn(arg) on a new thread, or at once on the caller's when none can
+ * be started. Every started task must be joined. */
+void cg_task_start(cg_task *t, void (*fn)(void *arg), void *arg);
+void cg_task_join(cg_task *t);
+
+#endif
