@@ -51,7 +51,8 @@ static bool match(const char *s, size_t n, const char *const *names, int count,
 {
 	/* Writers almost always use the canonical spelling: try it as is first. */
 	for (int i = 0; i < count; i++) {
-		if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0) {
+		/* The first byte rules out most names without a strlen. */
+		if (n && names[i][0] == s[0] && strlen(names[i]) == n && memcmp(names[i], s, n) == 0) {
 			*out = i;
 			return true;
 		}
