@@ -147,9 +147,14 @@ static void metadata(writer *w, const char *what, int pid, unsigned tid, const c
 
 /* --- slices: spans and ops on thread lanes ----------------------------------- */
 
-/* Slice i is span i when i < nspans, else op i - nspans. */
+/* Slice i is span i when i < nspans, else op i - nspans. An op recorded
+ * with its span's name and times (as the PyTorch recorder writes every op)
+ * is no slice of its own: its arguments go on the span's, so Perfetto does
+ * not show each op twice. */
 typedef struct slices {
 	size_t n, nspans;
+	size_t norder;	      /* slices in order: n less the ops on their span's slice */
+	uint32_t *span_op;    /* per span: the op on its slice, or CG_NONE */
 	uint64_t *start, *end; /* clipped into the parent's interval */
 	uint32_t *parent;
 	uint32_t *lane;
@@ -253,7 +258,7 @@ static void assign_lanes(slices *s)
 {
 	lane *lanes = NULL;
 	size_t nlanes = 0, cap = 0;
-	for (size_t k = 0; k < s->n; k++) {
+	for (size_t k = 0; k < s->norder; k++) {
 		uint32_t x = s->order[k], p = s->parent[x];
 		uint32_t want = p == CG_NONE ? 0 : s->lane[p];
 		uint32_t chosen = CG_NONE;
@@ -276,6 +281,30 @@ static void assign_lanes(slices *s)
 		cg_free(lanes[l].stack);
 	cg_free(lanes);
 	s->nlanes = (uint32_t)nlanes;
+}
+
+/* Does op o share its span's slice? The first such op of a span does. */
+static bool on_span_slice(const slices *s, const cg_timeline *tl, size_t o)
+{
+	const cg_op *op = &tl->ops[o];
+	if (op->span == CG_NONE || s->span_op[op->span] != o)
+		return false;
+	return true;
+}
+
+static void find_span_ops(slices *s, const cg_timeline *tl)
+{
+	s->span_op = cg_malloc((tl->nspans ? tl->nspans : 1) * sizeof *s->span_op);
+	memset(s->span_op, 0xff, tl->nspans * sizeof *s->span_op);
+	for (size_t o = 0; o < tl->nops; o++) {
+		const cg_op *op = &tl->ops[o];
+		if (op->span == CG_NONE || s->span_op[op->span] != CG_NONE)
+			continue;
+		const cg_span *sp = &tl->spans[op->span];
+		uint64_t op_end = s->end[tl->nspans + o];
+		if (sp->name == op->name && sp->start_ns == op->t_ns && sp->end_ns == op_end)
+			s->span_op[op->span] = (uint32_t)o;
+	}
 }
 
 static void build_slices(slices *s, const cg_timeline *tl)
@@ -301,23 +330,27 @@ static void build_slices(slices *s, const cg_timeline *tl)
 		s->end[i] = op->t_ns + op->duration_ns < op->t_ns ? UINT64_MAX : op->t_ns + op->duration_ns;
 		s->parent[i] = op->span;
 	}
+	find_span_ops(s, tl);
 	clip(s, tl);
 	/* Spans and ops come mostly in start order already: merge the two
 	 * runs, and sort for real only when that is not enough. */
 	size_t a = 0, b = tl->nspans, k = 0;
 	while (a < tl->nspans || b < s->n) {
-		if (b >= s->n || (a < tl->nspans && ordered(s, (uint32_t)a, (uint32_t)b, tl)))
+		if (b < s->n && on_span_slice(s, tl, b - tl->nspans))
+			b++;
+		else if (b >= s->n || (a < tl->nspans && ordered(s, (uint32_t)a, (uint32_t)b, tl)))
 			s->order[k++] = (uint32_t)a++;
 		else
 			s->order[k++] = (uint32_t)b++;
 	}
+	s->norder = k;
 	bool sorted = true;
-	for (size_t i = 1; i < s->n && sorted; i++)
+	for (size_t i = 1; i < s->norder && sorted; i++)
 		sorted = ordered(s, s->order[i - 1], s->order[i], tl);
 	if (!sorted) {
 		sort_ctx = s;
 		sort_tl = tl;
-		qsort(s->order, s->n, sizeof *s->order, cmp_slice);
+		qsort(s->order, s->norder, sizeof *s->order, cmp_slice);
 	}
 	assign_lanes(s);
 }
@@ -329,6 +362,7 @@ static void free_slices(slices *s)
 	cg_free(s->parent);
 	cg_free(s->lane);
 	cg_free(s->order);
+	cg_free(s->span_op);
 }
 
 /* ,"pid":1,"tid":LANE,"ts":START,"dur":DURATION,"args":{ */
@@ -343,32 +377,6 @@ static void slice_times(writer *w, const slices *s, uint32_t i)
 	p = ts_to(p, s->end[i] - s->start[i]);
 	LIT(p, ",\"args\":{");
 	done(w, start, p);
-}
-
-static void write_span(writer *w, const slices *s, uint32_t i)
-{
-	const cg_timeline *tl = w->tl;
-	const cg_span *sp = &tl->spans[i];
-	char *start = room(w), *p = open_event(w, start);
-	LIT(p, "\"ph\":\"X\",\"cat\":");
-	done(w, start, p);
-	put_str(w->out, cg_span_kind_name((cg_span_kind)sp->kind));
-	cg_sink_write(w->out, ",\"name\":", 8);
-	put_interned(w, sp->name);
-	slice_times(w, s, i);
-	cg_sink_write(w->out, "\"span_id\":", 10);
-	put_interned(w, sp->id);
-	if (sp->parent != CG_NONE) {
-		cg_sink_write(w->out, ",\"parent_id\":", 13);
-		put_interned(w, tl->spans[sp->parent].id);
-	}
-	if (sp->phase != CG_PHASE_NONE) {
-		cg_sink_write(w->out, ",\"phase\":", 9);
-		put_str(w->out, cg_phase_name((cg_phase)sp->phase));
-	}
-	if (!(sp->flags & CG_SPAN_ENDED))
-		cg_sink_puts(w->out, ",\"ended\":false");
-	cg_sink_write(w->out, "}}", 2);
 }
 
 /* An op's shape, formatted once per shape: "[1024, 1024]" with its quotes. */
@@ -396,6 +404,56 @@ static void put_shape(writer *w, shape_cache *c, uint32_t shape)
 	cg_sink_write(w->out, text + c->off[shape] - 1, c->len[shape]);
 }
 
+/* "shape":...,"dtype":...,"device":...[,"storage_bytes":N],"input_storage_bytes":N */
+static void op_args(writer *w, const cg_op *op, shape_cache *shapes)
+{
+	const cg_timeline *tl = w->tl;
+	cg_sink_write(w->out, "\"shape\":", 8);
+	put_shape(w, shapes, op->shape);
+	cg_sink_write(w->out, ",\"dtype\":", 9);
+	put_interned(w, tl->dtypes[op->dtype].name);
+	cg_sink_write(w->out, ",\"device\":", 10);
+	put_interned(w, tl->devices[op->device].name);
+	char *start = room(w), *p = start;
+	if (!(op->flags & CG_OP_STORAGE_UNKNOWN)) {
+		LIT(p, ",\"storage_bytes\":");
+		p = u64_to(p, op->storage_bytes);
+	}
+	LIT(p, ",\"input_storage_bytes\":");
+	p = u64_to(p, op->input_storage_bytes);
+	done(w, start, p);
+}
+
+static void write_span(writer *w, const slices *s, uint32_t i, shape_cache *shapes)
+{
+	const cg_timeline *tl = w->tl;
+	const cg_span *sp = &tl->spans[i];
+	char *start = room(w), *p = open_event(w, start);
+	LIT(p, "\"ph\":\"X\",\"cat\":");
+	done(w, start, p);
+	put_str(w->out, cg_span_kind_name((cg_span_kind)sp->kind));
+	cg_sink_write(w->out, ",\"name\":", 8);
+	put_interned(w, sp->name);
+	slice_times(w, s, i);
+	cg_sink_write(w->out, "\"span_id\":", 10);
+	put_interned(w, sp->id);
+	if (sp->parent != CG_NONE) {
+		cg_sink_write(w->out, ",\"parent_id\":", 13);
+		put_interned(w, tl->spans[sp->parent].id);
+	}
+	if (sp->phase != CG_PHASE_NONE) {
+		cg_sink_write(w->out, ",\"phase\":", 9);
+		put_str(w->out, cg_phase_name((cg_phase)sp->phase));
+	}
+	if (!(sp->flags & CG_SPAN_ENDED))
+		cg_sink_puts(w->out, ",\"ended\":false");
+	if (s->span_op[i] != CG_NONE) {
+		cg_sink_putc(w->out, ',');
+		op_args(w, &tl->ops[s->span_op[i]], shapes);
+	}
+	cg_sink_write(w->out, "}}", 2);
+}
+
 static void write_op(writer *w, const slices *s, uint32_t i, shape_cache *shapes)
 {
 	const cg_timeline *tl = w->tl;
@@ -405,22 +463,8 @@ static void write_op(writer *w, const slices *s, uint32_t i, shape_cache *shapes
 	done(w, start, p);
 	put_interned(w, op->name);
 	slice_times(w, s, i);
-	cg_sink_write(w->out, "\"shape\":", 8);
-	put_shape(w, shapes, op->shape);
-	cg_sink_write(w->out, ",\"dtype\":", 9);
-	put_interned(w, tl->dtypes[op->dtype].name);
-	cg_sink_write(w->out, ",\"device\":", 10);
-	put_interned(w, tl->devices[op->device].name);
-	start = room(w);
-	p = start;
-	if (!(op->flags & CG_OP_STORAGE_UNKNOWN)) {
-		LIT(p, ",\"storage_bytes\":");
-		p = u64_to(p, op->storage_bytes);
-	}
-	LIT(p, ",\"input_storage_bytes\":");
-	p = u64_to(p, op->input_storage_bytes);
-	LIT(p, "}}");
-	done(w, start, p);
+	op_args(w, op, shapes);
+	cg_sink_write(w->out, "}}", 2);
 }
 
 static void write_flows(writer *w, const slices *s)
@@ -716,10 +760,10 @@ void cg_chrome_trace_write(cg_sink *out, const cg_analysis *a, const cg_chrome_o
 	write_other_data(out, tl);
 	cg_sink_puts(out, ",\"traceEvents\":[");
 	write_names(&w, &s);
-	for (size_t k = 0; k < s.n; k++) {
+	for (size_t k = 0; k < s.norder; k++) {
 		uint32_t i = s.order[k];
 		if (i < s.nspans)
-			write_span(&w, &s, i);
+			write_span(&w, &s, i, &shapes);
 		else
 			write_op(&w, &s, i, &shapes);
 	}

@@ -152,6 +152,54 @@ static void spans_nest_and_overlapping_siblings_get_their_own_lane(void **state)
 	cg_timeline_free(tl);
 }
 
+#define OP(span, name, t, dur, bytes) \
+	"{\"kind\":\"op\",\"span_id\":\"" span "\",\"op_name\":\"" name "\",\"shape\":[2,3],\"dtype\":\"f32\"," \
+	"\"device\":\"cuda:0\",\"duration_ns\":" #dur ",\"timestamp_ns\":" #t ",\"storage_bytes\":" #bytes "}\n"
+
+/* The PyTorch recorder writes each op twice, as a span and as an op record
+ * with the same name and times: one slice holds both. An op that does not
+ * coincide with its span (or a second op of the same span) keeps its own. */
+static void an_op_and_its_span_share_one_slice(void **state)
+{
+	cg_timeline *tl;
+	cg_analysis *a;
+	cJSON *j = chrome(META SPAN("a", "", "root", 0) SPAN("m", P("a"), "aten::mm", 100) OP("m", "aten::mm", 100, 50, 24)
+			  OP("m", "aten::mm", 100, 50, 48) END("m", 50) SPAN("r", P("a"), "aten::relu", 200)
+			  OP("r", "aten::relu", 200, 30, 8) END("r", 40) END("a", 1000),
+			  NULL, &tl, &a);
+	cJSON *events = cJSON_GetObjectItemCaseSensitive(j, "traceEvents");
+	assert_properly_nested(events);
+	int mm = 0, relu = 0, shared = 0;
+	cJSON *e;
+	cJSON_ArrayForEach(e, events)
+	{
+		if (strcmp(str(e, "ph"), "X") != 0)
+			continue;
+		cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+		bool has_span = str(args, "span_id") != NULL, has_shape = str(args, "shape") != NULL;
+		if (strcmp(str(e, "name"), "aten::mm") == 0) {
+			mm++;
+			if (has_span && has_shape) {
+				shared++;
+				assert_string_equal(str(args, "span_id"), "m");
+				assert_string_equal(str(args, "shape"), "[2, 3]");
+				assert_true(num(args, "storage_bytes") == 24); /* the first op */
+				assert_true(num(e, "dur") == 0.050);
+			}
+		}
+		if (strcmp(str(e, "name"), "aten::relu") == 0) {
+			relu++;
+			assert_false(has_span && has_shape); /* 30 ns against the span's 40 */
+		}
+	}
+	assert_int_equal(mm, 2);   /* the span with the first op, and the second op */
+	assert_int_equal(relu, 2); /* the span and its op */
+	assert_int_equal(shared, 1);
+	cJSON_Delete(j);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+}
+
 static void the_live_memory_counter_peaks_at_the_analysed_peak(void **state)
 {
 	cg_timeline *tl;
@@ -326,6 +374,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(timestamps_are_microseconds_with_three_decimals),
 		cmocka_unit_test(spans_nest_and_overlapping_siblings_get_their_own_lane),
+		cmocka_unit_test(an_op_and_its_span_share_one_slice),
 		cmocka_unit_test(the_live_memory_counter_peaks_at_the_analysed_peak),
 		cmocka_unit_test(downsampling_keeps_the_exact_peak),
 		cmocka_unit_test(hostile_names_stay_inside_their_strings),

@@ -57,12 +57,22 @@ typedef struct device {
 	uint64_t live;
 } device;
 
+/* Bumped whenever the traces change: 2 = spans last until their end. */
+#define GENERATOR_VERSION 2
+
 static struct {
 	bool real;
 	uint64_t lines_left, lines;
 	uint64_t t;
 	uint64_t next_span;
 	uint64_t open[MAX_OPEN];
+	uint64_t open_start[MAX_OPEN]; /* start_ns of each open span */
+	struct pending_op {
+		bool set;
+		int dv;
+		const char *name;
+		uint32_t d0, d1;
+	} open_op[MAX_OPEN]; /* the op record of an op span, written when it ends */
 	int nopen;
 	device dev[NDEV];
 	uint64_t kinds[9];
@@ -94,17 +104,27 @@ static uint64_t span_start(const char *name, const char *kind, const char *step)
 	if (step)
 		fprintf(g.out, ",\"step\":\"%s\"", step);
 	fputs(",\"measured\":true}\n", g.out);
+	g.open_start[g.nopen] = g.t;
+	g.open_op[g.nopen].set = false;
 	g.open[g.nopen++] = id;
 	line_done(K_START);
 	return id;
 }
 
+static void write_op(uint64_t span, const struct pending_op *op, uint64_t t, uint64_t duration);
+
+/* A span lasts until now, so it holds everything recorded inside it, as
+ * a recorder's spans do; an op span's op record has the span's start and
+ * duration, as the PyTorch recorder writes it. */
 static void span_end(void)
 {
 	uint64_t id = g.open[--g.nopen];
 	tick(100, 3000);
+	uint64_t duration = g.t - g.open_start[g.nopen];
+	if (g.open_op[g.nopen].set)
+		write_op(id, &g.open_op[g.nopen], g.open_start[g.nopen], duration);
 	fprintf(g.out, "{\"kind\":\"span_end\",\"id\":\"s%" PRIu64 "\",\"duration_ns\":%" PRIu64 "}\n", id,
-		1000 + below(50000));
+		duration);
 	line_done(K_END);
 }
 
@@ -166,9 +186,17 @@ static void checkpoint(int dv)
 	line_done(K_DEVMEM);
 }
 
+/* The innermost open span is an op: its record is written when it ends. */
 static void op_line(int dv, const char *name, uint32_t d0, uint32_t d1)
 {
-	uint64_t span = g.open[g.nopen - 1];
+	g.open_op[g.nopen - 1] = (struct pending_op){true, dv, name, d0, d1};
+}
+
+static void write_op(uint64_t span, const struct pending_op *op, uint64_t t, uint64_t duration)
+{
+	int dv = op->dv;
+	const char *name = op->name;
+	uint32_t d0 = op->d0, d1 = op->d1;
 	if (g.real) {
 		fprintf(g.out,
 			"{\"kind\":\"op\",\"span_id\":\"s%" PRIu64 "\",\"op_name\":\"%s\",\"inputs\":[\"in%" PRIu64
@@ -176,20 +204,20 @@ static void op_line(int dv, const char *name, uint32_t d0, uint32_t d1)
 			"\"device\":\"%s\",\"duration_ns\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64
 			",\"input_storage_bytes\":%" PRIu64 ",\"input_shapes\":[[%u,%u],[%u,%u]],"
 			"\"input_dtypes\":[\"f32\",\"f32\"]}\n",
-			span, name, span, (unsigned)(span % 97), span, d0, d1, dev_name(dv), 500 + below(90000),
-			g.t, (uint64_t)d0 * d1 * 8, d0, d1, d1, d1);
+			span, name, span, (unsigned)(span % 97), span, d0, d1, dev_name(dv), duration, t,
+			(uint64_t)d0 * d1 * 8, d0, d1, d1, d1);
 	} else {
 		fprintf(g.out,
 			"{\"kind\":\"op\",\"span_id\":\"s%" PRIu64 "\",\"op_name\":\"%s\",\"shape\":[%u,%u],"
 			"\"dtype\":\"f32\",\"device\":\"%s\",\"duration_ns\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64
 			"}\n",
-			span, name, d0, d1, dev_name(dv), 500 + below(90000), g.t);
+			span, name, d0, d1, dev_name(dv), duration, t);
 	}
 	line_done(K_OP);
 }
 
 /* Room for one op and the spans to close after it? */
-static bool room(void) { return g.lines_left > (uint64_t)g.nopen + 40; }
+static bool room(void) { return g.lines_left > 2 * (uint64_t)g.nopen + 40; }
 
 static tensor sized(uint32_t d0, uint32_t d1)
 {
@@ -395,7 +423,7 @@ int main(int argc, char **argv)
 		}
 		span_end();
 	}
-	while (g.nopen > 0 && g.lines_left > 0)
+	while (g.nopen > 0 && g.lines_left >= 1 + (uint64_t)g.open_op[g.nopen - 1].set)
 		span_end();
 	while (g.lines_left > 0)
 		checkpoint((int)(g.lines_left % NDEV));
@@ -411,6 +439,8 @@ int main(int argc, char **argv)
 		}
 		static const char *const names[] = {"meta", "span_start", "span_end", "op", "tensor",
 						    "memory", "device_memory", "gradient", "edge"};
+		/* run_bench.py regenerates traces made by an older generator. */
+		fprintf(f, "generator %d\n", GENERATOR_VERSION);
 		fprintf(f, "lines %" PRIu64 "\n", g.lines);
 		for (int k = 0; k < 9; k++)
 			fprintf(f, "%s %" PRIu64 "\n", names[k], g.kinds[k]);

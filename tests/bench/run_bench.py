@@ -42,12 +42,21 @@ def run(argv, timefile):
     return wall, float(user) + float(sys_), int(rss_kb) * 1024, err
 
 
+# gentrace's GENERATOR_VERSION: traces from an older generator are made again.
+GENERATOR_VERSION = 2
+
+
 def generate(args, mix, lines):
     name = f"{mix}-{lines // 1000000}M" if lines % 1000000 == 0 else f"{mix}-{lines}"
     path = os.path.join(args.dir, name + ".jsonl")
     stats = path + ".stats"
-    if not (os.path.exists(path) and os.path.exists(stats)):
+    def current():
+        return os.path.exists(path) and os.path.exists(stats) and \
+            f"generator {GENERATOR_VERSION}\n" in open(stats).readlines()
+    if not current():
         print(f"generating {path}", file=sys.stderr)
+        if os.path.exists(path + ".gz"):
+            os.remove(path + ".gz")  # compressed from the old trace
         with open(path, "wb") as out:
             subprocess.run([args.gentrace, "--mix", mix, "--lines", str(lines), "--stats", stats],
                            stdout=out, check=True)
