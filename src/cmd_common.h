@@ -14,7 +14,7 @@
 	{"quiet", 'q', NULL, "no progress, warnings or summary; errors only"}, \
 	{"max-line-bytes", 0, "SIZE", "longer lines are bad lines (default 64MiB)"}, \
 	{"max-string-memory", 0, "SIZE", "fail when the trace's strings need more (default 2GiB)"}, \
-	{"threads", 0, "N", "parse and analyse on N threads (default: one per core, at most 8; 1: no threads)"}, \
+	{"threads", 0, "N", "parse and analyse on N threads (default: one per core, at most 8; 1: on the calling thread)"}, \
 	{"parser", 0, "NAME", "fast (default: a scanner, cJSON for the rest) or cjson (every line)"}, \
 	{"stats", 0, NULL, "print where ingest spent its time and memory to stderr"}
 
