@@ -3,7 +3,6 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-
 #define MAX_THREADS 64
 
 unsigned cg_cpu_count(void)
