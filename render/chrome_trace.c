@@ -769,9 +769,11 @@ void cg_chrome_trace_write(cg_sink *out, const cg_analysis *a, const cg_chrome_o
 	}
 	write_flows(&w, &s);
 
+	/* The budget counts counter events, what Perfetto has to hold: with
+	 * categories, every moment is two (the total and by category). */
 	size_t budget = SIZE_MAX;
 	if (!o->full && tl->ndevices)
-		budget = o->max_counter_samples / tl->ndevices;
+		budget = o->max_counter_samples / tl->ndevices / (tl->source.categories_known ? 2 : 1);
 	for (uint32_t d = 0; d < tl->ndevices; d++)
 		write_device_memory(&w, a, d, budget < 6 ? 6 : budget);
 	write_checkpoints(&w);

@@ -18,7 +18,7 @@
 
 typedef struct cg_chrome_options {
 	bool full;		    /* every memory record as a counter sample */
-	size_t max_counter_samples; /* otherwise, about this many in all */
+	size_t max_counter_samples; /* otherwise, about this many counter events in all */
 	int gzip_level;		    /* for .gz files */
 } cg_chrome_options;
 
