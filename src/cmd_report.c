@@ -19,7 +19,7 @@ static const cg_opt report_opts[] = {
 	{"trace", 0, "NAME", "name of the Chrome trace in DIR (default trace.json.gz; .json: plain)"},
 	{"no-trace", 0, NULL, "do not write the Chrome trace"},
 	{"no-html", 0, NULL, "do not write report.html"},
-	{"trace-full", 0, NULL, "every memory record in the Chrome trace (default: ~1M samples)"},
+	{"trace-full", 0, NULL, "every memory record in the Chrome trace (default: ~1M counter events)"},
 	{"formats", 0, "LIST", "chart files: png, svg or png,svg (default png,svg)"},
 	{"width", 0, "PX", "chart width in pixels (default 1600, at least 800)"},
 	{"height", 0, "PX", "chart height in pixels (default 900, at least 450)"},
