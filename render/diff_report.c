@@ -315,25 +315,7 @@ int cg_diff_report_write(cg_outdir *od, const cg_diff_view *v, const cg_chart_li
 			 cg_error *err)
 {
 	cg_doc *d = cg_diff_report_build(v, charts);
-	char *path = cg_outdir_path(od, "diff.md");
-	cg_sink *s;
-	int rc = cg_sink_open(&s, path, 0, err);
-	cg_free(path);
-	if (rc == 0) {
-		cg_doc_write_markdown(d, s);
-		rc = cg_sink_close(s, err);
-	}
-	if (rc == 0 && html) {
-		path = cg_outdir_path(od, "diff.html");
-		rc = cg_sink_open(&s, path, 0, err);
-		cg_free(path);
-		if (rc == 0) {
-			rc = cg_doc_write_html(d, s, cg_outdir_dir(od), err);
-			int rc2 = cg_sink_close(s, err);
-			if (rc == 0)
-				rc = rc2;
-		}
-	}
+	int rc = cg_doc_save(d, od, "diff", html, err);
 	cg_doc_free(d);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "outdir.h"
 #include "sink.h"
 
 typedef enum cg_doc_kind {
@@ -67,5 +68,8 @@ void cg_doc_write_markdown(const cg_doc *d, cg_sink *out);
 /* One self-contained HTML file: CSS inline, each figure's SVG read from
  * dir and inlined, no scripts and nothing fetched from the network. */
 int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *err);
+/* Writes STEM.md and, when html is set, STEM.html into the output folder
+ * (whose SVGs the HTML inlines). Returns 0 or the first error. */
+int cg_doc_save(const cg_doc *d, cg_outdir *od, const char *stem, bool html, cg_error *err);
 
 #endif

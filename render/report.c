@@ -687,25 +687,7 @@ cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
 int cg_report_write(cg_outdir *od, const cg_analysis *a, const cg_chart_list *charts, bool html, cg_error *err)
 {
 	cg_doc *d = cg_report_build(a, charts);
-	char *path = cg_outdir_path(od, "report.md");
-	cg_sink *s;
-	int rc = cg_sink_open(&s, path, 0, err);
-	cg_free(path);
-	if (rc == 0) {
-		cg_doc_write_markdown(d, s);
-		rc = cg_sink_close(s, err);
-	}
-	if (rc == 0 && html) {
-		path = cg_outdir_path(od, "report.html");
-		rc = cg_sink_open(&s, path, 0, err);
-		cg_free(path);
-		if (rc == 0) {
-			rc = cg_doc_write_html(d, s, cg_outdir_dir(od), err);
-			int rc2 = cg_sink_close(s, err);
-			if (rc == 0)
-				rc = rc2;
-		}
-	}
+	int rc = cg_doc_save(d, od, "report", html, err);
 	cg_doc_free(d);
 	return rc;
 }
