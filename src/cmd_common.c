@@ -67,7 +67,7 @@ static void print_stats(const cg_timeline *tl, double seconds)
 		tl->nmem, cg_strtab_count(tl->strings), strings, reserved, peak_rss());
 }
 
-int cg_cmd_top_option(const cg_command *cmd, const cg_args *args, unsigned *top)
+static int top_option(const cg_command *cmd, const cg_args *args, unsigned *top)
 {
 	const char *v = cg_args_get(cmd, args, "top");
 	*top = 20;
@@ -82,6 +82,14 @@ int cg_cmd_top_option(const cg_command *cmd, const cg_args *args, unsigned *top)
 		return cg_usage_error(cmd, "--top: '%s' is not a number from 1 to 100000", v);
 	*top = (unsigned)n;
 	return 0;
+}
+
+int cg_cmd_analysis_options(const cg_command *cmd, const cg_args *args, const cg_ingest_options *io,
+			    cg_analysis_options *ao)
+{
+	*ao = (cg_analysis_options)CG_ANALYSIS_OPTIONS_INIT;
+	ao->threads = io->threads;
+	return top_option(cmd, args, &ao->top_n);
 }
 
 int cg_cmd_ingest(const cg_command *cmd, const char *path, const cg_ingest_options *o, bool quiet,

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "cli.h"
+#include "analysis.h"
 #include "ingest.h"
 
 /* Options every trace-reading command takes; spliced into their tables. */
@@ -22,10 +23,13 @@
  * CG_EXIT_USAGE on a bad value, else 0. */
 int cg_cmd_ingest_options(const cg_command *cmd, const cg_args *args, cg_ingest_options *o);
 
-/* The --top N option of commands that list allocations (default 20):
- * fills *top, or prints a usage error and returns CG_EXIT_USAGE. */
+/* The --top N option of commands that list allocations (default 20). */
 #define CG_TOP_OPT {"top", 'n', "N", "list the N largest allocations, leak groups, ... (default 20)"}
-int cg_cmd_top_option(const cg_command *cmd, const cg_args *args, unsigned *top);
+/* Analysis options of commands with --top: the defaults, --top and the
+ * thread count of io. Returns 0, or prints a usage error and returns
+ * CG_EXIT_USAGE. */
+int cg_cmd_analysis_options(const cg_command *cmd, const cg_args *args, const cg_ingest_options *io,
+			    cg_analysis_options *ao);
 
 /* Reads path, printing diagnostics to stderr (unless quiet). Returns 0 or
  * the exit status to stop with. */

@@ -102,12 +102,11 @@ static int run_diff(const cg_command *cmd, const cg_args *args)
 	if (!dir || !*dir)
 		return cg_usage_error(cmd, "no output folder given (-o DIR)");
 	cg_ingest_options io;
-	cg_analysis_options ao = CG_ANALYSIS_OPTIONS_INIT;
+	cg_analysis_options ao;
 	cg_align_mode mode;
 	int status = cg_cmd_ingest_options(cmd, args, &io);
-	ao.threads = io.threads;
 	if (status == 0)
-		status = cg_cmd_top_option(cmd, args, &ao.top_n);
+		status = cg_cmd_analysis_options(cmd, args, &io, &ao);
 	if (status == 0)
 		status = align_option(cmd, args, &mode);
 	if (status)

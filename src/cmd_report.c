@@ -178,11 +178,10 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 		return cg_usage_error(cmd, "no output folder given (-o DIR)");
 	bool quiet = cg_args_flag(cmd, args, "quiet");
 	cg_ingest_options io;
-	cg_analysis_options ao = CG_ANALYSIS_OPTIONS_INIT;
+	cg_analysis_options ao;
 	int status = cg_cmd_ingest_options(cmd, args, &io);
-	ao.threads = io.threads;
 	if (status == 0)
-		status = cg_cmd_top_option(cmd, args, &ao.top_n);
+		status = cg_cmd_analysis_options(cmd, args, &io, &ao);
 	if (status)
 		return status;
 	report_options ro;
