@@ -91,4 +91,23 @@ static inline cg_timeline *tc_small_run(void)
 	return tl;
 }
 
+typedef const char *(*tc_skip_fn)(const cg_analysis *a, uint32_t device);
+
+/* A cuda:0 trace in a format whose frees cannot be paired (an allocation,
+ * and its free when with_free): asserts skip_reason says "paired". */
+static inline void tc_assert_skipped_unpaired(tc_skip_fn skip_reason, bool with_free)
+{
+	cg_timeline *tl = tu_tl_new();
+	tl->source.pairing_known = false;
+	tu_mem(tl, 10, "a", NULL, "cuda:0", 100, CG_ALLOC, CG_CAT_UNKNOWN, NULL);
+	if (with_free)
+		tu_mem(tl, 20, "a", NULL, "cuda:0", 100, CG_FREE, CG_CAT_UNKNOWN, NULL);
+	tu_tl_finalize(tl);
+	cg_analysis *a;
+	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
+	assert_non_null(strstr(skip_reason(a, 0), "paired"));
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+}
+
 #endif

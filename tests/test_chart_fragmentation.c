@@ -60,14 +60,7 @@ static void devices_with_nothing_reserved_to_compare_are_not_drawn_and_say_why(v
 	cg_timeline_free(tl);
 
 	/* a GPU without checkpoints, in a format whose frees cannot be paired */
-	tl = tu_tl_new();
-	tl->source.pairing_known = false;
-	tu_mem(tl, 10, "a", NULL, "cuda:0", 100, CG_ALLOC, CG_CAT_UNKNOWN, NULL);
-	tu_tl_finalize(tl);
-	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
-	assert_non_null(strstr(cg_chart_fragmentation_skip(a, 0), "paired"));
-	cg_analysis_free(a);
-	cg_timeline_free(tl);
+	tc_assert_skipped_unpaired(cg_chart_fragmentation_skip, false);
 
 	/* a GPU without checkpoints but with pairing: the replay's estimate is drawn */
 	tl = tu_tl_new();

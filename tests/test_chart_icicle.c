@@ -119,17 +119,10 @@ static void memory_from_before_profiling_is_left_out_when_it_dwarfs_the_trace(vo
 
 static void without_pairing_or_spans_it_is_not_drawn_and_says_why(void **state)
 {
-	cg_timeline *tl = tu_tl_new();
-	tl->source.pairing_known = false;
-	tu_mem(tl, 10, "a", NULL, "cuda:0", 100, CG_ALLOC, CG_CAT_UNKNOWN, NULL);
-	tu_tl_finalize(tl);
-	cg_analysis *a;
-	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
-	assert_non_null(strstr(cg_chart_icicle_skip(a, 0), "paired"));
-	cg_analysis_free(a);
-	cg_timeline_free(tl);
+	tc_assert_skipped_unpaired(cg_chart_icicle_skip, false);
 
-	tl = tu_tl_new();
+	cg_timeline *tl = tu_tl_new();
+	cg_analysis *a;
 	tu_mem(tl, 10, "a", NULL, "cpu", 100, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
 	tu_tl_finalize(tl);
 	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);

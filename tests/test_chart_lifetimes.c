@@ -73,15 +73,7 @@ static void nothing_freed_or_no_pairing_is_not_drawn_and_says_why(void **state)
 	cg_analysis_free(a);
 	cg_timeline_free(tl);
 
-	tl = tu_tl_new();
-	tl->source.pairing_known = false;
-	tu_mem(tl, 10, "a", NULL, "cuda:0", 100, CG_ALLOC, CG_CAT_UNKNOWN, NULL);
-	tu_mem(tl, 20, "a", NULL, "cuda:0", 100, CG_FREE, CG_CAT_UNKNOWN, NULL);
-	tu_tl_finalize(tl);
-	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
-	assert_non_null(strstr(cg_chart_lifetimes_skip(a, 0), "paired"));
-	cg_analysis_free(a);
-	cg_timeline_free(tl);
+	tc_assert_skipped_unpaired(cg_chart_lifetimes_skip, true);
 }
 
 int main(void)

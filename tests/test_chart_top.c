@@ -69,15 +69,7 @@ static void at_most_fifteen_rows_and_fewer_when_the_height_is_short(void **state
 
 static void without_pairing_it_is_not_drawn_and_says_why(void **state)
 {
-	cg_timeline *tl = tu_tl_new();
-	tl->source.pairing_known = false;
-	tu_mem(tl, 10, "a", NULL, "cuda:0", 100, CG_ALLOC, CG_CAT_UNKNOWN, NULL);
-	tu_tl_finalize(tl);
-	cg_analysis *a;
-	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
-	assert_non_null(strstr(cg_chart_top_allocations_skip(a, 0), "paired"));
-	cg_analysis_free(a);
-	cg_timeline_free(tl);
+	tc_assert_skipped_unpaired(cg_chart_top_allocations_skip, false);
 }
 
 int main(void)
