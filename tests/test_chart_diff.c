@@ -1,7 +1,7 @@
 /* The charts of cgmem diff: pixels where the numbers say (runs from
  * tests/difftrace.h, figures worked out in tests/test_diff.c), well-formed
  * SVG, the requested size, the same bytes for the same input. */
-#include "testutil.h"
+#include "chartutil.h"
 
 #include <math.h>
 #include <string.h>
@@ -46,17 +46,6 @@ static void close_chart(fixture *f)
 	}
 }
 
-static unsigned pixel(cg_chart *c, double x, double y)
-{
-	cairo_surface_flush(c->surface);
-	unsigned char *data = cairo_image_surface_get_data(c->surface);
-	int stride = cairo_image_surface_get_stride(c->surface);
-	int px = (int)(x * c->scale), py = (int)(y * c->scale);
-	uint32_t v;
-	memcpy(&v, data + (size_t)py * (size_t)stride + (size_t)px * 4, 4);
-	return v & 0xffffff;
-}
-
 /* Base: 164 B from t = 111 to 140, 100 B otherwise; new: 228 B then. Both
  * runs end at 400 ns, so with plain time t sits at t / 400 of the axis. */
 static void check_overlay(double scale)
@@ -74,15 +63,15 @@ static void check_overlay(double scale)
 	double x_in = p->x0 + xs * 135.0 / 400.0;  /* both activations live */
 	double x_out = p->x0 + xs * 150.0 / 400.0; /* both freed: 100 B each */
 	/* the base run is a grey area up to its live bytes */
-	assert_int_equal(pixel(c, x_in, p->y1 - 50 * ys), CG_DIFF_BASE_FILL);
-	assert_int_equal(pixel(c, x_in, p->y1 - 150 * ys), CG_DIFF_BASE_FILL);
+	assert_int_equal(tc_pixel(c, x_in, p->y1 - 50 * ys), CG_DIFF_BASE_FILL);
+	assert_int_equal(tc_pixel(c, x_in, p->y1 - 150 * ys), CG_DIFF_BASE_FILL);
 	/* the new run's line at 228 B, nothing between the two */
-	assert_int_equal(pixel(c, x_in, p->y1 - 228 * ys), CG_DIFF_NEW_LINE);
-	assert_int_equal(pixel(c, x_in, p->y1 - 180 * ys), 0xFFFFFF);
+	assert_int_equal(tc_pixel(c, x_in, p->y1 - 228 * ys), CG_DIFF_NEW_LINE);
+	assert_int_equal(tc_pixel(c, x_in, p->y1 - 180 * ys), 0xFFFFFF);
 	/* once freed, the area ends below 130 B and the new line is at 100 B */
-	assert_int_equal(pixel(c, x_out, p->y1 - 130 * ys), 0xFFFFFF);
-	assert_int_equal(pixel(c, x_out, p->y1 - 50 * ys), CG_DIFF_BASE_FILL);
-	assert_int_equal(pixel(c, x_out, p->y1 - 100 * ys), CG_DIFF_NEW_LINE);
+	assert_int_equal(tc_pixel(c, x_out, p->y1 - 130 * ys), 0xFFFFFF);
+	assert_int_equal(tc_pixel(c, x_out, p->y1 - 50 * ys), CG_DIFF_BASE_FILL);
+	assert_int_equal(tc_pixel(c, x_out, p->y1 - 100 * ys), CG_DIFF_NEW_LINE);
 	close_chart(&f);
 }
 
@@ -109,7 +98,7 @@ static void phase_alignment_reaches_the_chart(void **state)
 	cg_chart_diff_timeline(&f.c, &f.v, 0);
 	const cg_rect *p = &f.c.plot;
 	double ys = (p->y1 - p->y0) / f.c.y_max;
-	assert_int_equal(pixel(&f.c, p->x0 + (p->x1 - p->x0) * 135.0 / 400.0, p->y1 - 228 * ys), CG_DIFF_NEW_LINE);
+	assert_int_equal(tc_pixel(&f.c, p->x0 + (p->x1 - p->x0) * 135.0 / 400.0, p->y1 - 228 * ys), CG_DIFF_NEW_LINE);
 	close_chart(&f);
 }
 
@@ -119,7 +108,7 @@ static int runs_of(cg_chart *c, double x, unsigned color, double *mids, int max)
 	int n = 0;
 	double start = -1;
 	for (double y = c->plot.y0; y <= c->plot.y1 + 1; y += 1.0 / c->scale) {
-		bool in = y <= c->plot.y1 && pixel(c, x, y) == color;
+		bool in = y <= c->plot.y1 && tc_pixel(c, x, y) == color;
 		if (in && start < 0)
 			start = y;
 		if (!in && start >= 0) {
@@ -136,7 +125,7 @@ static int runs_of(cg_chart *c, double x, unsigned color, double *mids, int max)
 static double bar_length(cg_chart *c, double zero, double y, unsigned color, int dir)
 {
 	double x = zero + dir * 2;
-	while (x > 0 && x < c->width - 1 && pixel(c, x, y) == color)
+	while (x > 0 && x < c->width - 1 && tc_pixel(c, x, y) == color)
 		x += dir / c->scale;
 	return fabs(x - zero);
 }

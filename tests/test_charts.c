@@ -21,22 +21,6 @@ static const char pixel_trace[] = META
 	"\"action\":\"free\",\"dtype\":\"f32\"}\n"
 	"{\"kind\":\"span_end\",\"id\":\"a\",\"duration_ns\":10000}\n";
 
-static unsigned pixel(cg_chart *c, double x, double y)
-{
-	cairo_surface_flush(c->surface);
-	unsigned char *data = cairo_image_surface_get_data(c->surface);
-	int stride = cairo_image_surface_get_stride(c->surface);
-	int px = (int)(x * c->scale), py = (int)(y * c->scale);
-	uint32_t v;
-	memcpy(&v, data + (size_t)py * (size_t)stride + (size_t)px * 4, 4);
-	return v & 0xffffff;
-}
-
-static unsigned hex_of(cg_rgb c)
-{
-	return (unsigned)(c.r * 255 + 0.5) << 16 | (unsigned)(c.g * 255 + 0.5) << 8 | (unsigned)(c.b * 255 + 0.5);
-}
-
 static void draw_timeline(cg_chart *c, cg_analysis **a, cg_timeline **tl, const char *trace, double scale)
 {
 	*tl = tu_ingest_text(trace);
@@ -60,18 +44,18 @@ static void check_peak_column(double scale)
 	double x_mid = p->x0 + 1500 * xs;  /* inside the plateau at 400 B */
 	double y_top = p->y1 - 400 * ys;   /* top of the stack at the peak */
 	double y_param = p->y1 - 100 * ys; /* top of the parameters */
-	unsigned activation = hex_of(cg_chart_category_color(CG_CAT_ACTIVATION));
-	unsigned parameter = hex_of(cg_chart_category_color(CG_CAT_PARAMETER));
+	unsigned activation = tc_hex(cg_chart_category_color(CG_CAT_ACTIVATION));
+	unsigned parameter = tc_hex(cg_chart_category_color(CG_CAT_PARAMETER));
 	/* the peak column reaches the peak's height, in the colour of the category on top */
-	assert_int_equal(pixel(&c, x_mid, y_top + 3), activation);
-	assert_int_equal(pixel(&c, x_mid, y_param + 3), parameter);
-	assert_int_equal(pixel(&c, x_mid, y_param - 3), activation);
+	assert_int_equal(tc_pixel(&c, x_mid, y_top + 3), activation);
+	assert_int_equal(tc_pixel(&c, x_mid, y_param + 3), parameter);
+	assert_int_equal(tc_pixel(&c, x_mid, y_param - 3), activation);
 	/* after the free only the parameters remain: background above them */
 	double x_late = p->x0 + 6000 * xs;
-	assert_int_equal(pixel(&c, x_late, y_param + 3), parameter);
-	assert_int_equal(pixel(&c, x_late, y_param - 40), 0xFFFFFF);
+	assert_int_equal(tc_pixel(&c, x_late, y_param + 3), parameter);
+	assert_int_equal(tc_pixel(&c, x_late, y_param - 40), 0xFFFFFF);
 	/* and nothing is drawn above the plot's right part */
-	assert_int_equal(pixel(&c, p->x0 + 8000 * xs, p->y0 + 30), 0xFFFFFF);
+	assert_int_equal(tc_pixel(&c, p->x0 + 8000 * xs, p->y0 + 30), 0xFFFFFF);
 	assert_int_equal(cg_chart_close(&c, NULL), 0);
 	cg_analysis_free(a);
 	cg_timeline_free(tl);
@@ -107,11 +91,11 @@ static void a_one_nanosecond_spike_is_still_drawn_at_full_height(void **state)
 	const cg_rect *p = &c.plot;
 	double x = p->x0 + (p->x1 - p->x0) * 0.5;
 	double y = p->y1 - (p->y1 - p->y0) * (1073741824.0 + 1048576.0) / c.y_max;
-	unsigned temporary = hex_of(cg_chart_category_color(CG_CAT_TEMPORARY));
+	unsigned temporary = tc_hex(cg_chart_category_color(CG_CAT_TEMPORARY));
 	/* the column holding t = 0.5 s, a few pixels under the top */
 	bool found = false;
 	for (int dx = -1; dx <= 1; dx++)
-		if (pixel(&c, x + dx, y + 30) == temporary)
+		if (tc_pixel(&c, x + dx, y + 30) == temporary)
 			found = true;
 	assert_true(found);
 	assert_int_equal(cg_chart_close(&c, NULL), 0);
