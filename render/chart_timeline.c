@@ -30,15 +30,7 @@ typedef struct timeline_data {
 
 static void apply(const cg_timeline *tl, uint32_t i, column *st)
 {
-	const cg_mem *m = &tl->mem[i];
-	uint64_t add = cg_mem_added(m), rem = cg_timeline_mem_removed(tl, i);
-	st->total += add;
-	st->total -= rem;
-	st->by_cat[m->category] += add;
-	if (rem) {
-		uint32_t r = m->action == CG_ALLOC ? cg_timeline_mem_replaced(tl, i) : CG_NONE;
-		st->by_cat[r == CG_NONE ? m->category : tl->mem[r].category] -= rem;
-	}
+	cg_timeline_apply_live(tl, i, &st->total, st->by_cat);
 }
 
 /* One pass over the device's records: each pixel column keeps the state

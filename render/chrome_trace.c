@@ -557,15 +557,7 @@ static void emit(writer *w, int pid, uint64_t t, const live_state *st, bool cate
 
 static void apply(const cg_timeline *tl, uint32_t i, live_state *st)
 {
-	const cg_mem *m = &tl->mem[i];
-	uint64_t add = cg_mem_added(m), rem = cg_timeline_mem_removed(tl, i);
-	st->total += add;
-	st->total -= rem;
-	st->by_cat[m->category] += add;
-	if (rem) {
-		uint32_t r = m->action == CG_ALLOC ? cg_timeline_mem_replaced(tl, i) : CG_NONE;
-		st->by_cat[r == CG_NONE ? m->category : tl->mem[r].category] -= rem;
-	}
+	cg_timeline_apply_live(tl, i, &st->total, st->by_cat);
 }
 
 /* Initial bytes: allocated before the trace (frees without allocation, in

@@ -416,6 +416,23 @@ static inline uint64_t cg_timeline_live_after(const cg_timeline *tl, uint32_t i,
 	return live + cg_mem_added(&tl->mem[i]) - cg_timeline_mem_removed(tl, i);
 }
 
+/* Applies memory record i to its device's live bytes, in all and by
+ * category (the bytes an alloc removes by replacing a live id leave the
+ * replaced allocation's category). */
+static inline void cg_timeline_apply_live(const cg_timeline *tl, uint32_t i, uint64_t *total,
+					  uint64_t by_cat[CG_CAT_COUNT])
+{
+	const cg_mem *m = &tl->mem[i];
+	uint64_t add = cg_mem_added(m), rem = cg_timeline_mem_removed(tl, i);
+	*total += add;
+	*total -= rem;
+	by_cat[m->category] += add;
+	if (rem) {
+		uint32_t r = m->action == CG_ALLOC ? cg_timeline_mem_replaced(tl, i) : CG_NONE;
+		by_cat[r == CG_NONE ? m->category : tl->mem[r].category] -= rem;
+	}
+}
+
 /* The span path of span index s, names joined by '/': "run/train_step#0/forward".
  * Writes into buf (truncated to size) and returns buf. */
 char *cg_timeline_span_path(const cg_timeline *tl, uint32_t span, char *buf, size_t size);
