@@ -661,46 +661,25 @@ void cg_chart_diff_change(cg_chart *c, const cg_diff_view *v, size_t i)
 
 /* ---- files ------------------------------------------------------------------------- */
 
-static void add_chart(cg_chart_list *l, const char *name, const char *title, const char *skipped)
+/* A chart of one device of the diff, as cg_charts_render draws it. */
+typedef struct diff_chart {
+	void (*draw)(cg_chart *c, const cg_diff_view *v, size_t device);
+	const cg_diff_view *v;
+	size_t device;
+} diff_chart;
+
+static void draw_diff_chart(cg_chart *c, const void *ctx)
 {
-	CG_GROW(l->items, l->cap, l->n + 1);
-	l->items[l->n++] = (cg_chart_file){cg_strdup(name), cg_strdup(title), skipped ? cg_strdup(skipped) : NULL};
+	const diff_chart *dc = ctx;
+	dc->draw(c, dc->v, dc->device);
 }
 
-/* "cuda:0" -> "cuda-0": device names become file-name safe. */
-static void file_safe(const char *s, char *buf, size_t size)
-{
-	size_t k = 0;
-	for (; *s && k + 1 < size; s++) {
-		char ch = *s;
-		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
-		buf[k++] = ok ? ch : '-';
-	}
-	buf[k] = '\0';
-}
-
-typedef void (*draw_fn)(cg_chart *c, const cg_diff_view *v, size_t device);
-
-static int render(cg_outdir *od, const cg_charts_options *o, const char *name, draw_fn draw, const cg_diff_view *v,
+static int render(cg_outdir *od, const cg_charts_options *o, const char *name,
+		  void (*draw)(cg_chart *c, const cg_diff_view *v, size_t device), const cg_diff_view *v,
 		  size_t device, cg_error *err)
 {
-	for (int f = 0; f < 2; f++) {
-		if ((f == 0 && !o->png) || (f == 1 && !o->svg))
-			continue;
-		char file[300];
-		snprintf(file, sizeof file, "%s.%s", name, f == 0 ? "png" : "svg");
-		char *path = cg_outdir_path(od, file);
-		cg_chart c;
-		int rc = cg_chart_open(&c, path, f == 0 ? CG_CHART_PNG : CG_CHART_SVG, &o->size, err);
-		cg_free(path);
-		if (rc < 0)
-			return rc;
-		draw(&c, v, device);
-		rc = cg_chart_close(&c, err);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	diff_chart dc = {draw, v, device};
+	return cg_charts_render(od, o, NULL, name, draw_diff_chart, &dc, err);
 }
 
 int cg_diff_charts_write(cg_outdir *od, const cg_diff_view *v, const cg_charts_options *o, cg_chart_list *out,
@@ -716,7 +695,7 @@ int cg_diff_charts_write(cg_outdir *od, const cg_diff_view *v, const cg_charts_o
 	for (size_t i = 0; i < v->diff->ndevices && rc == 0; i++) {
 		const cg_diff_device *dev = &v->diff->devices[i];
 		char safe[160], name[200], title[300];
-		file_safe(dev->name, safe, sizeof safe - 24);
+		cg_chart_device_slug(dev->name, safe, sizeof safe - 24);
 		cg_str id;
 		if (cg_strtab_find(used, safe, strlen(safe), &id) == 1)
 			snprintf(safe + strlen(safe), 24, "-%zu", i);
@@ -726,17 +705,17 @@ int cg_diff_charts_write(cg_outdir *od, const cg_diff_view *v, const cg_charts_o
 		rc = render(od, o, name, cg_chart_diff_timeline, v, i, err);
 		if (rc < 0)
 			break;
-		add_chart(out, name, title, NULL);
+		cg_chart_list_add(out, name, title, NULL);
 		snprintf(name, sizeof name, "diff_change.%s", safe);
 		snprintf(title, sizeof title, "Change at the peak on %s, by category and span path", dev->name);
 		if (dev->index[0] == CG_NONE || dev->index[1] == CG_NONE) {
-			add_chart(out, name, title, dev->index[0] == CG_NONE ? "the device is only in the new run"
+			cg_chart_list_add(out, name, title, dev->index[0] == CG_NONE ? "the device is only in the new run"
 									     : "the device is only in the base run");
 			continue;
 		}
 		rc = render(od, o, name, cg_chart_diff_change, v, i, err);
 		if (rc == 0)
-			add_chart(out, name, title, NULL);
+			cg_chart_list_add(out, name, title, NULL);
 	}
 	cg_strtab_free(used);
 	return rc;

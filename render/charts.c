@@ -93,7 +93,7 @@ void cg_chart_run_name(const cg_timeline *tl, char *buf, size_t size)
 	}
 }
 
-static void add(cg_chart_list *l, const char *name, const char *title, const char *skipped)
+void cg_chart_list_add(cg_chart_list *l, const char *name, const char *title, const char *skipped)
 {
 	CG_GROW(l->items, l->cap, l->n + 1);
 	l->items[l->n++] = (cg_chart_file){cg_strdup(name), cg_strdup(title), skipped ? cg_strdup(skipped) : NULL};
@@ -127,10 +127,8 @@ void cg_chart_device_slug(const char *s, char *buf, size_t size)
 	buf[k] = '\0';
 }
 
-typedef void (*draw_fn)(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
-
-static int render(cg_outdir *od, const cg_charts_options *o, cg_png_queue *q, const char *name, draw_fn draw,
-		  const cg_analysis *a, uint32_t device, const char *run_name, cg_error *err)
+int cg_charts_render(cg_outdir *od, const cg_charts_options *o, struct cg_png_queue *q, const char *name,
+		     cg_chart_draw_fn draw, const void *ctx, cg_error *err)
 {
 	for (int f = 0; f < 2; f++) {
 		if ((f == 0 && !o->png) || (f == 1 && !o->svg))
@@ -143,12 +141,28 @@ static int render(cg_outdir *od, const cg_charts_options *o, cg_png_queue *q, co
 		cg_free(path);
 		if (rc < 0)
 			return rc;
-		draw(&c, a, device, run_name);
+		draw(&c, ctx);
 		rc = cg_chart_close_queued(&c, q, err);
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
+}
+
+typedef void (*draw_fn)(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
+
+/* A device chart of one analysis, as cg_charts_render draws it. */
+typedef struct device_chart {
+	draw_fn draw;
+	const cg_analysis *a;
+	uint32_t device;
+	const char *run_name;
+} device_chart;
+
+static void draw_device_chart(cg_chart *c, const void *ctx)
+{
+	const device_chart *dc = ctx;
+	dc->draw(c, dc->a, dc->device, dc->run_name);
 }
 
 static const cg_peak_result *sort_peaks; /* qsort has no context argument in C11 */
@@ -224,7 +238,7 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 		if (!charted[d] && tl->devices[d].mem_count) {
 			snprintf(name, sizeof name, "%s.%s", kinds[0].name, slug);
 			snprintf(title, sizeof title, "%s on %s", kinds[0].title, device);
-			add(out, name, title, too_many);
+			cg_chart_list_add(out, name, title, too_many);
 			continue;
 		}
 		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && rc == 0; k++) {
@@ -232,15 +246,16 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 			snprintf(title, sizeof title, "%s on %s", kinds[k].title, device);
 			const char *skipped = kinds[k].skip(a, d);
 			if (skipped) {
-				add(out, name, title, skipped);
+				cg_chart_list_add(out, name, title, skipped);
 				/* A device without records has nothing to chart: one line says so. */
 				if (tl->devices[d].mem_count == 0)
 					break;
 				continue;
 			}
-			rc = render(od, o, q, name, kinds[k].draw, a, d, run, err);
+			device_chart dc = {kinds[k].draw, a, d, run};
+			rc = cg_charts_render(od, o, q, name, draw_device_chart, &dc, err);
 			if (rc == 0)
-				add(out, name, title, NULL);
+				cg_chart_list_add(out, name, title, NULL);
 		}
 	}
 	cg_free(charted);

@@ -50,6 +50,15 @@ typedef struct cg_chart_list {
 int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options *o, cg_chart_list *out,
 		    cg_error *err);
 void cg_chart_list_free(cg_chart_list *l);
+/* Appends a chart to l: drawn (skipped NULL) or skipped with the reason. */
+void cg_chart_list_add(cg_chart_list *l, const char *name, const char *title, const char *skipped);
+
+/* Draws one chart into NAME.png and NAME.svg in od (the formats o asks
+ * for), calling draw(c, ctx) for each. PNGs are handed to q when it is not
+ * NULL, else written at once. Returns 0, or CG_EIO naming the file. */
+typedef void (*cg_chart_draw_fn)(cg_chart *c, const void *ctx);
+int cg_charts_render(cg_outdir *od, const cg_charts_options *o, struct cg_png_queue *q, const char *name,
+		     cg_chart_draw_fn draw, const void *ctx, cg_error *err);
 
 /* Releases the font caches cairo and fontconfig keep for the life of the
  * process, so that leak checkers see only real leaks. Call once at exit. */
