@@ -1,0 +1,270 @@
+#include "chart_draw.h"
+
+#include <fontconfig/fontconfig.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pngqueue.h"
+#include "xalloc.h"
+
+static const char *meta_value(const cg_timeline *tl, const char *key)
+{
+	for (size_t i = 0; i < tl->nmeta; i++)
+		if (tl->meta[i].is_string && strcmp(cg_timeline_str(tl, tl->meta[i].key), key) == 0)
+			return cg_timeline_str(tl, tl->meta[i].value);
+	return NULL;
+}
+
+void cg_chart_run_subtitle(const cg_timeline *tl, char *buf, size_t size)
+{
+	static const char *const keys[] = {"run_id", "framework", "model"};
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < 3 && n < size; k++) {
+		const char *v = meta_value(tl, keys[k]);
+		if (!v || !*v)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s%s", n ? "  \xc2\xb7  " : "", k == 0 ? "run " : "", v);
+	}
+}
+
+void cg_chart_title(cg_chart *c, char *buf, size_t size, const char *what, const char *run_name,
+		    const cg_timeline *tl, uint32_t device)
+{
+	const char *dev = cg_timeline_str(tl, tl->devices[device].name);
+	snprintf(buf, size, "%s \xe2\x80\x94 %s (%s)", what, run_name, dev);
+	cairo_save(c->cr);
+	cg_chart_font(c, CG_TYPE_TITLE, true);
+	double room = c->width - 2 * CG_MARGIN;
+	if (cg_chart_text_width(c, buf) > room) {
+		snprintf(buf, size, "%s \xe2\x80\x94  (%s)", what, dev);
+		char *run = cg_chart_elide(c, run_name, room - cg_chart_text_width(c, buf), true, 3);
+		if (run)
+			snprintf(buf, size, "%s \xe2\x80\x94 %s (%s)", what, run, dev);
+		else
+			snprintf(buf, size, "%s (%s)", what, dev);
+		cg_free(run);
+	}
+	cairo_restore(c->cr);
+}
+
+const char *cg_chart_category_label(cg_category c)
+{
+	return c == CG_CAT_BASELINE ? "before profiling" : cg_category_name(c);
+}
+
+uint32_t cg_chart_named_span(const cg_timeline *tl, uint32_t span)
+{
+	/* Bounded: op spans nest a few levels (aten::linear > aten::addmm);
+	 * a trace built as a deep chain of ops must not cost its depth per
+	 * allocation. */
+	uint32_t s = span;
+	for (int hops = 0; s != CG_NONE && hops < 64; hops++, s = tl->spans[s].parent)
+		if (tl->spans[s].kind != CG_SPAN_OP)
+			return s;
+	return span;
+}
+
+const char *cg_chart_source_name(const cg_timeline *tl)
+{
+	const char *p = tl->source.display_name ? tl->source.display_name : "trace";
+	const char *slash = strrchr(p, '/');
+	return slash && slash[1] ? slash + 1 : p;
+}
+
+void cg_chart_run_name(const cg_timeline *tl, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", cg_chart_source_name(tl));
+	static const char *const ext[] = {".gz", ".jsonl", ".json", ".trace", ".pt"};
+	for (int again = 1; again;) {
+		again = 0;
+		size_t n = strlen(buf);
+		for (size_t e = 0; e < sizeof ext / sizeof ext[0]; e++) {
+			size_t k = strlen(ext[e]);
+			if (n > k && strcmp(buf + n - k, ext[e]) == 0) {
+				buf[n - k] = '\0';
+				again = 1;
+				break;
+			}
+		}
+	}
+}
+
+void cg_chart_list_add(cg_chart_list *l, const char *name, const char *title, const char *skipped)
+{
+	CG_GROW(l->items, l->cap, l->n + 1);
+	l->items[l->n++] = (cg_chart_file){cg_strdup(name), cg_strdup(title), skipped ? cg_strdup(skipped) : NULL};
+}
+
+void cg_charts_shutdown(void)
+{
+	cairo_debug_reset_static_data();
+	FcFini();
+}
+
+void cg_chart_list_free(cg_chart_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		cg_free(l->items[i].name);
+		cg_free(l->items[i].title);
+		cg_free(l->items[i].skipped);
+	}
+	cg_free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
+void cg_chart_device_slug(const char *s, char *buf, size_t size)
+{
+	size_t k = 0;
+	for (; *s && k + 1 < size; s++) {
+		char ch = *s;
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+		buf[k++] = ok ? ch : '-';
+	}
+	buf[k] = '\0';
+}
+
+int cg_charts_render(cg_outdir *od, const cg_charts_options *o, struct cg_png_queue *q, const char *name,
+		     cg_chart_draw_fn draw, const void *ctx, cg_error *err)
+{
+	for (int f = 0; f < 2; f++) {
+		if ((f == 0 && !o->png) || (f == 1 && !o->svg))
+			continue;
+		char file[300];
+		snprintf(file, sizeof file, "%s.%s", name, f == 0 ? "png" : "svg");
+		char *path = cg_outdir_path(od, file);
+		cg_chart c;
+		int rc = cg_chart_open(&c, path, f == 0 ? CG_CHART_PNG : CG_CHART_SVG, &o->size, err);
+		cg_free(path);
+		if (rc < 0)
+			return rc;
+		draw(&c, ctx);
+		rc = cg_chart_close_queued(&c, q, err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+typedef void (*draw_fn)(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
+
+/* A device chart of one analysis, as cg_charts_render draws it. */
+typedef struct device_chart {
+	draw_fn draw;
+	const cg_analysis *a;
+	uint32_t device;
+	const char *run_name;
+} device_chart;
+
+static void draw_device_chart(cg_chart *c, const void *ctx)
+{
+	const device_chart *dc = ctx;
+	dc->draw(c, dc->a, dc->device, dc->run_name);
+}
+
+static const cg_peak_result *sort_peaks; /* qsort has no context argument in C11 */
+
+/* Larger peak first; equal peaks in device order. */
+static int cmp_peak(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	uint64_t x = sort_peaks->devices[a].peak_bytes, y = sort_peaks->devices[b].peak_bytes;
+	if (x != y)
+		return x > y ? -1 : 1;
+	return a < b ? -1 : 1;
+}
+
+/* Which devices get charts: all of them, or the max with the largest peaks. */
+static bool *chosen_devices(const cg_analysis *a, uint32_t max)
+{
+	uint32_t n = a->tl->ndevices;
+	bool *chosen = cg_calloc(n ? n : 1, sizeof *chosen);
+	if (n <= max) {
+		for (uint32_t d = 0; d < n; d++)
+			chosen[d] = true;
+		return chosen;
+	}
+	uint32_t *order = cg_malloc(n * sizeof *order);
+	for (uint32_t d = 0; d < n; d++)
+		order[d] = d;
+	sort_peaks = a->peak;
+	qsort(order, n, sizeof *order, cmp_peak);
+	for (uint32_t k = 0; k < max; k++)
+		chosen[order[k]] = true;
+	cg_free(order);
+	return chosen;
+}
+
+/* The charts of a device, in the order the report shows them. */
+static const struct chart_kind {
+	const char *name;  /* file name: <name>.<device slug>.png */
+	const char *title; /* for the report: "<title> on <device>" */
+	draw_fn draw;
+	const char *(*skip)(const cg_analysis *a, uint32_t device);
+} kinds[] = {
+	{"timeline", "Live memory by category", cg_chart_timeline, cg_chart_timeline_skip},
+	{"breakdown", "Breakdown at the peak", cg_chart_breakdown, cg_chart_breakdown_skip},
+	{"icicle", "Memory at the peak by span", cg_chart_icicle, cg_chart_icicle_skip},
+	{"top_allocations", "Largest allocations live at the peak", cg_chart_top_allocations,
+	 cg_chart_top_allocations_skip},
+	{"fragmentation", "Reserved bytes and fragmentation", cg_chart_fragmentation,
+	 cg_chart_fragmentation_skip},
+	{"lifetimes", "Allocation lifetimes", cg_chart_lifetimes, cg_chart_lifetimes_skip},
+};
+
+int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options *o, cg_chart_list *out,
+		    cg_error *err)
+{
+	cg_charts_options def = CG_CHARTS_OPTIONS_INIT;
+	if (!o)
+		o = &def;
+	const cg_timeline *tl = a->tl;
+	char run[256];
+	cg_chart_run_name(tl, run, sizeof run);
+	bool *charted = chosen_devices(a, o->max_devices);
+	char too_many[160];
+	snprintf(too_many, sizeof too_many, "charts are drawn for the %" PRIu32 " devices with the largest peaks, of %"
+		 PRIu32, o->max_devices, tl->ndevices);
+	/* PNGs are compressed by a worker while the next chart is drawn. */
+	cg_png_queue *q = cg_png_queue_new();
+	int rc = 0;
+	for (uint32_t d = 0; d < tl->ndevices && rc == 0; d++) {
+		const char *device = cg_timeline_str(tl, tl->devices[d].name);
+		char slug[128], name[160], title[400];
+		cg_chart_device_slug(device, slug, sizeof slug);
+		if (!charted[d] && tl->devices[d].mem_count) {
+			snprintf(name, sizeof name, "%s.%s", kinds[0].name, slug);
+			snprintf(title, sizeof title, "%s on %s", kinds[0].title, device);
+			cg_chart_list_add(out, name, title, too_many);
+			continue;
+		}
+		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && rc == 0; k++) {
+			snprintf(name, sizeof name, "%s.%s", kinds[k].name, slug);
+			snprintf(title, sizeof title, "%s on %s", kinds[k].title, device);
+			const char *skipped = kinds[k].skip(a, d);
+			if (skipped) {
+				cg_chart_list_add(out, name, title, skipped);
+				/* A device without records has nothing to chart: one line says so. */
+				if (tl->devices[d].mem_count == 0)
+					break;
+				continue;
+			}
+			device_chart dc = {kinds[k].draw, a, d, run};
+			rc = cg_charts_render(od, o, q, name, draw_device_chart, &dc, err);
+			if (rc == 0)
+				cg_chart_list_add(out, name, title, NULL);
+		}
+	}
+	cg_free(charted);
+	cg_error qerr = CG_ERROR_INIT;
+	int qrc = cg_png_queue_finish(q, &qerr);
+	if (rc == 0 && qrc < 0) {
+		rc = qrc;
+		if (err)
+			*err = qerr;
+	}
+	return rc;
+}

@@ -1,0 +1,73 @@
+/* The charts of a report, drawn with cairo into PNG and SVG files.
+ *
+ *     cg_charts_options o = CG_CHARTS_OPTIONS_INIT;
+ *     cg_chart_list list = {0};
+ *     rc = cg_charts_write(od, a, &o, &list, &err);   // files into the output folder
+ *     ...list.items[i].name, .title, .skipped...
+ *     cg_chart_list_free(&list);
+ */
+#ifndef CG_CHARTS_H
+#define CG_CHARTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis.h"
+#include "chart_layout.h"
+#include "outdir.h"
+
+typedef struct cg_charts_options {
+	bool png, svg;
+	cg_chart_size size;
+	/* Charts are drawn for at most this many devices, those with the
+	 * largest peaks: a trace naming thousands of devices must not take
+	 * hours and fill the folder with files. */
+	uint32_t max_devices;
+} cg_charts_options;
+
+#define CG_CHARTS_MAX_DEVICES 32
+#define CG_CHARTS_OPTIONS_INIT {true, true, CG_CHART_SIZE_INIT, CG_CHARTS_MAX_DEVICES}
+
+/* One chart of the report: written as name.png / name.svg, or skipped
+ * with the reason in plain words ("no device checkpoints in the trace"). */
+typedef struct cg_chart_file {
+	char *name;
+	char *title;
+	char *skipped;
+} cg_chart_file;
+
+typedef struct cg_chart_list {
+	cg_chart_file *items;
+	size_t n, cap;
+} cg_chart_list;
+
+/* Writes every chart of every device (o NULL: the defaults) and lists them
+ * in out, drawn or skipped, in report order: per device, timeline,
+ * breakdown, icicle, top_allocations, fragmentation, lifetimes. A device
+ * without memory records, or past max_devices, gets one entry (its
+ * timeline's) saying why. Returns 0, or CG_EIO naming the file that could
+ * not be written; out is filled either way and belongs to the caller. */
+int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options *o, cg_chart_list *out,
+		    cg_error *err);
+void cg_chart_list_free(cg_chart_list *l);
+/* Appends a chart to l: drawn (skipped NULL) or skipped with the reason. */
+void cg_chart_list_add(cg_chart_list *l, const char *name, const char *title, const char *skipped);
+
+/* Names the charts and the documents that show them share. */
+
+/* A device name as part of a file name: "cuda:0" -> "cuda-0". Charts of a
+ * device are named "<kind>.<slug>" ("timeline.cuda-0"). */
+void cg_chart_device_slug(const char *device, char *buf, size_t size);
+
+/* "run <run_id> · <framework> · <model>" from the trace's metadata. */
+void cg_chart_run_subtitle(const cg_timeline *tl, char *buf, size_t size);
+/* The trace's file name without its folders ("<stdin>" for standard input). */
+const char *cg_chart_source_name(const cg_timeline *tl);
+/* A short name for the run: the file name without .jsonl/.json/.gz. */
+void cg_chart_run_name(const cg_timeline *tl, char *buf, size_t size);
+
+/* Releases the font caches cairo and fontconfig keep for the life of the
+ * process, so that leak checkers see only real leaks. Call once at exit. */
+void cg_charts_shutdown(void);
+
+#endif

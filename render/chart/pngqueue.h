@@ -1,0 +1,38 @@
+/* PNG files written by a worker thread while the next charts are drawn:
+ * compressing a chart's pixels costs about as much as drawing it, and the
+ * two need not wait for each other.
+ *
+ *     cg_png_queue *q = cg_png_queue_new();
+ *     cg_png_queue_push(q, image, path);        // q now owns both
+ *     ...
+ *     rc = cg_png_queue_finish(q, &err);        // waits for every file; frees q
+ *
+ * When no thread can be started, push writes the file at once. The files
+ * are the same bytes either way. */
+#ifndef CG_PNGQUEUE_H
+#define CG_PNGQUEUE_H
+
+#include <cairo.h>
+
+#include "error.h"
+#include "png.h"
+
+typedef struct cg_png_queue cg_png_queue;
+
+/* The pixels of a flushed image surface, as cg_png_write takes them. */
+static inline cg_png_image cg_png_image_of(cairo_surface_t *image)
+{
+	return (cg_png_image){cairo_image_surface_get_data(image), cairo_image_surface_get_width(image),
+			      cairo_image_surface_get_height(image), cairo_image_surface_get_stride(image)};
+}
+
+cg_png_queue *cg_png_queue_new(void);
+/* Queues image (a finished image surface) to be written to path; takes
+ * ownership of both (path from cg_malloc). Waits while two images are
+ * already waiting, so memory stays bounded. */
+void cg_png_queue_push(cg_png_queue *q, cairo_surface_t *image, char *path);
+/* Waits until every queued file is written, stops the worker and frees q.
+ * Returns 0, or the first error (CG_EIO naming the file). NULL is a no-op. */
+int cg_png_queue_finish(cg_png_queue *q, cg_error *err);
+
+#endif

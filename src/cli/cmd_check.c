@@ -1,0 +1,330 @@
+/* cgmem check: limits on a run for continuous integration. One line per
+ * limit and device ("ok" or "FAIL", the measured value, the limit), or
+ * with --json the verdicts as JSON; exit 0 when every limit holds, 3 when
+ * one fails, 1 on bad input, 2 on wrong usage. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "check.h"
+#include "cmd_common.h"
+#include "jsonw.h"
+#include "units.h"
+
+static const cg_opt check_opts[] = {
+	{"max-peak", 0, "SIZE", "fail when a device's peak of live bytes exceeds SIZE"},
+	{"device", 0, "D", "judge device D only (default: every device)"},
+	{"max-fragmentation", 0, "RATIO", "fail when allocator fragmentation exceeds RATIO (0.3 or 30%)"},
+	{"max-leaked", 0, "SIZE", "fail when the bytes leaked at the end (below) exceed SIZE"},
+	{"baseline", 0, "FILE", "the earlier run --max-growth compares with"},
+	{"max-growth", 0, "PERCENT", "fail when a device's peak grew more than PERCENT over the baseline's"},
+	{"json", 0, NULL, "print the verdicts as JSON (schema cgmem/check/1)"},
+	CG_INGEST_OPTS,
+	CG_OPT_END,
+};
+
+/* Decimal places a limit may have: growth is judged in millionths of a percent. */
+#define MAX_DECIMALS 6
+#define MAX_PERCENT 1000000000ull
+
+/* A plain decimal number, "12" or "2.5", optionally followed by '%':
+ * its value in millionths. Nothing else is accepted (no sign, exponent or
+ * spaces), so a typo is a usage error rather than a silent limit. */
+static bool parse_decimal(const char *s, uint64_t *millionths, bool *percent)
+{
+	uint64_t whole = 0, frac = 0;
+	int decimals = 0, digits = 0;
+	const char *p = s;
+	for (; *p >= '0' && *p <= '9'; p++, digits++)
+		if (__builtin_mul_overflow(whole, 10, &whole) || __builtin_add_overflow(whole, (uint64_t)(*p - '0'), &whole))
+			return false;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++) {
+			if (++decimals > MAX_DECIMALS)
+				return false;
+			frac = frac * 10 + (uint64_t)(*p - '0');
+		}
+	}
+	*percent = *p == '%';
+	if (*percent)
+		p++;
+	if (digits == 0 || *p != '\0' || whole > MAX_PERCENT)
+		return false;
+	for (int k = decimals; k < MAX_DECIMALS; k++)
+		frac *= 10;
+	*millionths = whole * 1000000u + frac;
+	return true;
+}
+
+static int size_limit(const cg_command *cmd, const cg_args *args, const char *name, bool *on, uint64_t *out)
+{
+	const char *v = cg_args_get(cmd, args, name);
+	if (!v)
+		return 0;
+	if (cg_parse_size(v, out) < 0)
+		return cg_usage_error(cmd, "--%s: '%s' is not a size (try 12GiB, 500MB, 1.5G or 4096)", name, v);
+	*on = true;
+	return 0;
+}
+
+static int parse_limits(const cg_command *cmd, const cg_args *args, cg_check_limits *l)
+{
+	int rc = size_limit(cmd, args, "max-peak", &l->peak, &l->max_peak);
+	if (rc == 0)
+		rc = size_limit(cmd, args, "max-leaked", &l->leaked, &l->max_leaked);
+	if (rc)
+		return rc;
+	const char *v = cg_args_get(cmd, args, "max-fragmentation");
+	uint64_t m;
+	bool pct;
+	if (v) {
+		if (!parse_decimal(v, &m, &pct) || m > (pct ? 100u : 1u) * 1000000u)
+			return cg_usage_error(cmd, "--max-fragmentation: '%s' is not a ratio from 0 to 1 (0.3) or a "
+					      "percentage (30%%)", v);
+		l->fragmentation = true;
+		l->max_fragmentation = (double)m / (pct ? 1e8 : 1e6);
+	}
+	v = cg_args_get(cmd, args, "max-growth");
+	if (v) {
+		if (!parse_decimal(v, &m, &pct))
+			return cg_usage_error(cmd, "--max-growth: '%s' is not a percentage (10, 2.5 or 2.5%%)", v);
+		l->growth = true;
+		l->max_growth_millionths = m;
+	}
+	bool baseline = cg_args_get(cmd, args, "baseline") != NULL;
+	if (l->growth != baseline)
+		return cg_usage_error(cmd, l->growth ? "--max-growth needs --baseline FILE" : "--baseline needs --max-growth");
+	l->device = cg_args_get(cmd, args, "device");
+	if (l->device && !*l->device)
+		return cg_usage_error(cmd, "--device: no device name given");
+	if (!l->peak && !l->fragmentation && !l->leaked && !l->growth)
+		return cg_usage_error(cmd, "no limit given (--max-peak, --max-fragmentation, --max-leaked or "
+				      "--baseline with --max-growth)");
+	return 0;
+}
+
+/* "2.5" from 2500000 millionths. */
+static char *fmt_millionths(char *buf, size_t size, uint64_t m)
+{
+	int n = snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, m / 1000000u, m % 1000000u);
+	while (n > 0 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = '\0';
+	return buf;
+}
+
+/* "15.44 MiB (16,190,672 B)"; "100 B" alone when it is already exact. */
+static char *fmt_size(char *buf, size_t size, uint64_t v)
+{
+	char b[32], c[32];
+	if (v < 1024)
+		snprintf(buf, size, "%s", cg_fmt_bytes(b, sizeof b, v));
+	else
+		snprintf(buf, size, "%s (%s B)", cg_fmt_bytes(b, sizeof b, v), cg_fmt_count(c, sizeof c, v));
+	return buf;
+}
+
+static void print_line(const cg_check_verdict *v, const cg_check_limits *l)
+{
+	char measured[160], limit[96], t[32], b1[32], b2[32];
+	const char *cmp = v->ok ? "<=" : ">", *note = "";
+	switch ((cg_check_kind)v->kind) {
+	case CG_CHECK_PEAK:
+		fmt_size(measured, sizeof measured, v->bytes);
+		fmt_size(limit, sizeof limit, l->max_peak);
+		break;
+	case CG_CHECK_LEAKED:
+		fmt_size(measured, sizeof measured, v->bytes);
+		fmt_size(limit, sizeof limit, l->max_leaked);
+		break;
+	case CG_CHECK_FRAGMENTATION:
+		snprintf(limit, sizeof limit, "%.6g", l->max_fragmentation);
+		if (!v->measured) {
+			printf("FAIL  max-fragmentation %s: unknown, limit %s (no checkpoint records reserved bytes and "
+			       "the allocator replay is not available)\n", v->device, limit);
+			return;
+		}
+		if (v->source == CG_FRAG_NOT_APPLICABLE) {
+			printf("ok    max-fragmentation %s: not applicable, limit %s (a CPU has no caching allocator "
+			       "and no checkpoint records reserved bytes)\n", v->device, limit);
+			return;
+		}
+		snprintf(measured, sizeof measured, "%.6g", v->value);
+		snprintf(measured + strlen(measured), sizeof measured - strlen(measured), " (%s at %s)",
+			 v->source == CG_FRAG_CHECKPOINT ? "largest at a checkpoint" : "estimated by the allocator replay",
+			 cg_fmt_time(t, sizeof t, v->t_ns));
+		break;
+	case CG_CHECK_GROWTH:
+		snprintf(limit, sizeof limit, "%s %%", fmt_millionths(b1, sizeof b1, l->max_growth_millionths));
+		if (v->unbounded)
+			snprintf(measured, sizeof measured, "unbounded (%s -> %s)", cg_fmt_bytes(b1, sizeof b1, v->base_bytes),
+				 cg_fmt_bytes(b2, sizeof b2, v->bytes));
+		else
+			snprintf(measured, sizeof measured, "%+.6g %% (%s -> %s)", v->value,
+				 cg_fmt_bytes(b1, sizeof b1, v->base_bytes), cg_fmt_bytes(b2, sizeof b2, v->bytes));
+		if (!v->in_baseline)
+			note = " (not in the baseline)";
+		break;
+	case CG_CHECK_KIND_COUNT:
+		return;
+	}
+	printf("%-4s  %s %s: %s %s %s%s\n", v->ok ? "ok" : "FAIL", cg_check_kind_name((cg_check_kind)v->kind),
+	       v->device, measured, cmp, limit, note);
+}
+
+static void write_json(cg_sink *s, const cg_check_result *r, const cg_check_limits *l, const char *file,
+		       const char *baseline)
+{
+	cg_jw w;
+	cg_jw_init(&w, s, true);
+	cg_jw_object(&w);
+	cg_jw_kv_string(&w, "schema", "cgmem/check/1");
+	cg_jw_kv_string(&w, "cgmem_version", CGMEM_VERSION);
+	cg_jw_kv_string(&w, "file", file);
+	cg_jw_key(&w, "baseline");
+	if (baseline)
+		cg_jw_string(&w, baseline);
+	else
+		cg_jw_null(&w);
+	cg_jw_kv_bool(&w, "ok", r->failed == 0);
+	cg_jw_kv_u64(&w, "failed", r->failed);
+	cg_jw_key(&w, "limits");
+	cg_jw_array(&w);
+	for (size_t i = 0; i < r->n; i++) {
+		const cg_check_verdict *v = &r->verdicts[i];
+		cg_jw_object(&w);
+		cg_jw_kv_string(&w, "limit", cg_check_kind_name((cg_check_kind)v->kind));
+		cg_jw_kv_string(&w, "device", v->device);
+		cg_jw_kv_bool(&w, "ok", v->ok);
+		switch ((cg_check_kind)v->kind) {
+		case CG_CHECK_PEAK:
+		case CG_CHECK_LEAKED:
+			cg_jw_kv_string(&w, "unit", "bytes");
+			cg_jw_kv_u64(&w, "measured", v->bytes);
+			cg_jw_kv_u64(&w, "max", v->kind == CG_CHECK_PEAK ? l->max_peak : l->max_leaked);
+			if (v->kind == CG_CHECK_PEAK)
+				cg_jw_kv_u64(&w, "time_ns", v->t_ns);
+			break;
+		case CG_CHECK_FRAGMENTATION:
+			cg_jw_kv_string(&w, "unit", "ratio");
+		{
+			static const char *const sources[] = {"checkpoint", "replay", "not_applicable", "unknown"};
+			bool known = v->source == CG_FRAG_CHECKPOINT || v->source == CG_FRAG_REPLAY;
+			cg_jw_key(&w, "measured");
+			if (known)
+				cg_jw_double(&w, v->value);
+			else
+				cg_jw_null(&w);
+			cg_jw_kv_double(&w, "max", l->max_fragmentation);
+			cg_jw_kv_string(&w, "source", sources[v->source]);
+			cg_jw_key(&w, "time_ns");
+			if (known)
+				cg_jw_u64(&w, v->t_ns);
+			else
+				cg_jw_null(&w);
+		}
+			break;
+		case CG_CHECK_GROWTH:
+			cg_jw_kv_string(&w, "unit", "percent");
+			cg_jw_key(&w, "measured");
+			if (v->unbounded)
+				cg_jw_null(&w);
+			else
+				cg_jw_double(&w, v->value);
+			cg_jw_kv_double(&w, "max", (double)l->max_growth_millionths / 1e6);
+			cg_jw_kv_bool(&w, "unbounded", v->unbounded);
+			cg_jw_kv_u64(&w, "peak_bytes", v->bytes);
+			cg_jw_kv_u64(&w, "baseline_peak_bytes", v->base_bytes);
+			cg_jw_kv_bool(&w, "in_baseline", v->in_baseline);
+			break;
+		case CG_CHECK_KIND_COUNT:
+			break;
+		}
+		cg_jw_end(&w);
+	}
+	cg_jw_end(&w);
+	cg_jw_end(&w);
+}
+
+static int report(const cg_command *cmd, const cg_args *args, const cg_check_result *r, const cg_check_limits *l)
+{
+	if (cg_args_flag(cmd, args, "json")) {
+		cg_sink *s = cg_sink_memory();
+		write_json(s, r, l, args->operands[0], cg_args_get(cmd, args, "baseline"));
+		size_t len;
+		const char *json = cg_sink_data(s, &len);
+		fwrite(json, 1, len, stdout);
+		if (len == 0 || json[len - 1] != '\n')
+			putchar('\n');
+		cg_sink_close(s, NULL);
+	} else {
+		for (size_t i = 0; i < r->n; i++)
+			print_line(&r->verdicts[i], l);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "cgmem check: cannot write to standard output\n");
+		return CG_EXIT_INPUT;
+	}
+	return r->failed ? CG_EXIT_CHECK : CG_EXIT_OK;
+}
+
+static int run_check(const cg_command *cmd, const cg_args *args)
+{
+	if (args->noperands != 1)
+		return cg_usage_error(cmd, args->noperands ? "give exactly one trace file" : "no trace file given");
+	cg_check_limits l = CG_CHECK_LIMITS_INIT;
+	cg_cmd_input in;
+	int status = cg_cmd_input_options(cmd, args, &in);
+	if (status == 0)
+		status = parse_limits(cmd, args, &l);
+	if (status)
+		return status;
+	cg_timeline *tl[2] = {NULL, NULL};
+	cg_analysis *a[2] = {NULL, NULL};
+	cg_check_result *r = NULL;
+	status = cg_cmd_analyse(cmd, &in, args->operands[0], &tl[0], &a[0]);
+	if (status == 0 && l.growth)
+		status = cg_cmd_analyse(cmd, &in, cg_args_get(cmd, args, "baseline"), &tl[1], &a[1]);
+	if (status == 0) {
+		cg_error err = CG_ERROR_INIT;
+		if (cg_check_run(&r, a[0], a[1], &l, &err) < 0)
+			status = err.code == CG_EUSAGE ? cg_usage_error(cmd, "%s", err.msg) : cg_error_exit_status(err.code);
+		else
+			status = report(cmd, args, r, &l);
+	}
+	cg_check_free(r);
+	for (int s = 0; s < 2; s++) {
+		cg_analysis_free(a[s]);
+		cg_timeline_free(tl[s]);
+	}
+	return status;
+}
+
+const cg_command cg_cmd_check = {
+	"check",
+	"FILE",
+	"check a run against memory limits, for CI (exit 3 when one is exceeded)",
+	"Each limit is judged per device (every device, or --device D only) and\n"
+	"printed on one line: ok or FAIL, the limit, the device, the measured value\n"
+	"and the limit's value. --json prints the same verdicts as JSON.\n"
+	"  --max-peak            the device's peak of live bytes\n"
+	"  --max-fragmentation   the largest (reserved - live) / reserved at a device\n"
+	"                        checkpoint; without checkpoints that record reserved\n"
+	"                        bytes, the allocator replay's estimate at the peak\n"
+	"                        (on a CPU, which has no caching allocator: not applicable)\n"
+	"  --max-leaked          bytes live at the end outside parameters, optimizer\n"
+	"                        state and memory from before profiling\n"
+	"  --max-growth          (peak - baseline peak) / baseline peak, devices matched\n"
+	"                        by name; a device the baseline lacks grew without bound\n"
+	"A figure that cannot be measured fails. SIZE is plain bytes or has a suffix:\n"
+	"KiB, MiB, GiB, TiB (or K, M, G, T) are powers of 1024; kB, MB, GB, TB powers\n"
+	"of 1000 (12GiB, 500MB, 1.5G). RATIO is 0.3 or 30%; PERCENT is 10, 2.5 or 2.5%,\n"
+	"with at most 6 decimals. A bad value is a usage error.\n"
+	"\nexample:\n"
+	"  cgmem check run.jsonl --max-peak 12GiB --baseline last.jsonl --max-growth 5%\n",
+	check_opts,
+	run_check,
+};

@@ -1,0 +1,156 @@
+#include "cmd_common.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "progress.h"
+#include "units.h"
+
+static int size_option(const cg_command *cmd, const cg_args *args, const char *name, size_t *out)
+{
+	const char *v = cg_args_get(cmd, args, name);
+	if (!v)
+		return 0;
+	uint64_t n;
+	if (cg_parse_size(v, &n) < 0 || n == 0 || n > SIZE_MAX / 2)
+		return cg_usage_error(cmd, "--%s: '%s' is not a size (try 64MiB or 1000000)", name, v);
+	*out = (size_t)n;
+	return 0;
+}
+
+static int ingest_options(const cg_command *cmd, const cg_args *args, cg_ingest_options *o)
+{
+	*o = (cg_ingest_options)CG_INGEST_OPTIONS_INIT;
+	o->strict = cg_args_flag(cmd, args, "strict");
+	int rc = size_option(cmd, args, "max-line-bytes", &o->max_line_bytes);
+	if (rc)
+		return rc;
+	const char *threads = cg_args_get(cmd, args, "threads");
+	if (threads) {
+		char *end;
+		unsigned long n = strtoul(threads, &end, 10);
+		if (end == threads || *end || n == 0 || n > 64)
+			return cg_usage_error(cmd, "--threads: '%s' is not a number from 1 to 64", threads);
+		o->threads = (unsigned)n;
+	}
+	const char *parser = cg_args_get(cmd, args, "parser");
+	if (parser && strcmp(parser, "cjson") == 0)
+		o->cjson_only = true;
+	else if (parser && strcmp(parser, "fast") != 0)
+		return cg_usage_error(cmd, "--parser: '%s' is not fast or cjson", parser);
+	return size_option(cmd, args, "max-string-memory", &o->max_string_bytes);
+}
+
+static int top_option(const cg_command *cmd, const cg_args *args, unsigned *top)
+{
+	const char *v = cg_args_get(cmd, args, "top");
+	*top = 20;
+	if (!v)
+		return 0;
+	uint64_t n;
+	/* plain digits only: "20", not "20k" */
+	bool digits = *v != '\0';
+	for (const char *p = v; *p; p++)
+		digits &= *p >= '0' && *p <= '9';
+	if (!digits || cg_parse_size(v, &n) < 0 || n == 0 || n > 100000)
+		return cg_usage_error(cmd, "--top: '%s' is not a number from 1 to 100000", v);
+	*top = (unsigned)n;
+	return 0;
+}
+
+int cg_cmd_input_options(const cg_command *cmd, const cg_args *args, cg_cmd_input *in)
+{
+	in->quiet = cg_args_flag(cmd, args, "quiet");
+	in->stats = cg_args_flag(cmd, args, "stats");
+	int rc = ingest_options(cmd, args, &in->ingest);
+	if (rc)
+		return rc;
+	in->analysis = (cg_analysis_options)CG_ANALYSIS_OPTIONS_INIT;
+	in->analysis.threads = in->ingest.threads;
+	return top_option(cmd, args, &in->analysis.top_n);
+}
+
+/* Peak resident memory of the process so far, in bytes. */
+static uint64_t peak_rss(void)
+{
+	struct rusage ru;
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
+}
+
+static void print_stats(const cg_timeline *tl, double seconds)
+{
+	const cg_source *src = &tl->source;
+	size_t strings = cg_strtab_used_bytes(tl->strings) + cg_strtab_used_bytes(tl->shapes);
+	size_t reserved = cg_strtab_bytes(tl->strings) + cg_strtab_bytes(tl->shapes);
+	fprintf(stderr,
+		"stats: ingest %.3f s, %" PRIu64 " lines, %" PRIu64 " bytes read (%.0f MB/s), "
+		"%zu memory records, %u strings in %zu bytes (%zu reserved), peak RSS %" PRIu64 " bytes\n",
+		seconds, src->lines, src->data_bytes, seconds > 0 ? (double)src->data_bytes / seconds / 1e6 : 0.0,
+		tl->nmem, cg_strtab_count(tl->strings), strings, reserved, peak_rss());
+}
+
+/* The kept diagnostics as "file:line: message", at most max of them, then
+ * a line saying how many more there were. */
+static void print_diagnostics(const cg_timeline *tl, FILE *out, size_t max)
+{
+	const cg_source *src = &tl->source;
+	const char *name = src->display_name ? src->display_name : "trace";
+	size_t shown = 0;
+	for (size_t i = 0; i < src->ndiags && shown < max; i++, shown++) {
+		const cg_diag *d = &src->diags[i];
+		const char *what = d->kind == CG_DIAG_WARNING ? "warning: " : "";
+		if (d->line && src->lines_are_events)
+			fprintf(out, "%s: event %" PRIu64 ": %s%s\n", name, d->line, what, d->msg);
+		else if (d->line)
+			fprintf(out, "%s:%" PRIu64 ": %s%s\n", name, d->line, what, d->msg);
+		else
+			fprintf(out, "%s: %s%s\n", name, what, d->msg);
+	}
+	uint64_t total = src->bad_lines + src->warnings;
+	if (total > shown)
+		fprintf(out, "%s: ... %" PRIu64 " more diagnostics (%" PRIu64 " bad lines, %" PRIu64
+			     " warnings in all)\n", name, total - shown, src->bad_lines, src->warnings);
+}
+
+static int ingest(const cg_command *cmd, const cg_cmd_input *in, const char *path, cg_timeline **out)
+{
+	cg_progress progress;
+	cg_progress_init(&progress, !in->quiet && isatty(STDERR_FILENO) ? stderr : NULL,
+			 strcmp(path, "-") == 0 ? "<stdin>" : path);
+	cg_ingest_options o = in->ingest;
+	o.progress = cg_progress_report;
+	o.progress_ctx = &progress;
+	cg_error err = CG_ERROR_INIT;
+	double start = cg_now();
+	if (cg_ingest(out, path, &o, &err) < 0) {
+		fprintf(stderr, "cgmem %s: %s\n", cmd->name, err.msg);
+		return cg_error_exit_status(err.code);
+	}
+	if (in->stats)
+		print_stats(*out, cg_now() - start);
+	if (!in->quiet)
+		print_diagnostics(*out, stderr, 20);
+	return 0;
+}
+
+int cg_cmd_analyse(const cg_command *cmd, const cg_cmd_input *in, const char *path, cg_timeline **tl,
+		   cg_analysis **a)
+{
+	*tl = NULL;
+	*a = NULL;
+	int status = ingest(cmd, in, path, tl);
+	if (status)
+		return status;
+	cg_error err = CG_ERROR_INIT;
+	if (cg_analysis_run(a, *tl, &in->analysis, &err) < 0) {
+		fprintf(stderr, "cgmem %s: %s\n", cmd->name, err.msg);
+		cg_timeline_free(*tl);
+		*tl = NULL;
+		return cg_error_exit_status(err.code);
+	}
+	return 0;
+}

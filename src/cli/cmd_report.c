@@ -1,0 +1,235 @@
+/* cgmem report: a trace in, a report folder out. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "charts.h"
+#include "chrome_trace.h"
+#include "cmd_common.h"
+#include "outdir.h"
+#include "report.h"
+#include "summary_json.h"
+#include "units.h"
+#include "xalloc.h"
+
+static const cg_opt report_opts[] = {
+	{"output", 'o', "DIR", "write the report into DIR (required)"},
+	{"force", 'f', NULL, "replace DIR even when it holds files cgmem did not write"},
+	{"trace", 0, "NAME", "name of the Chrome trace in DIR (default trace.json.gz; .json: plain)"},
+	{"no-trace", 0, NULL, "do not write the Chrome trace"},
+	{"no-html", 0, NULL, "do not write report.html"},
+	{"trace-full", 0, NULL, "every memory record in the Chrome trace (default: ~1M counter events)"},
+	{"formats", 0, "LIST", "chart files: png, svg or png,svg (default png,svg)"},
+	{"width", 0, "PX", "chart width in pixels (default 1600, at least 800)"},
+	{"height", 0, "PX", "chart height in pixels (default 900, at least 450)"},
+	{"scale", 0, "S", "PNG pixels per chart pixel, e.g. 2 for HiDPI (default 1)"},
+	CG_TOP_OPT,
+	CG_INGEST_OPTS,
+	CG_OPT_END,
+};
+
+typedef struct report_options {
+	const char *trace_name; /* NULL: no Chrome trace */
+	bool html;
+	cg_chrome_options chrome;
+	cg_charts_options charts;
+} report_options;
+
+/* The largest PNG side cgmem writes: 8192 px (a 256 MB image). */
+#define MAX_PNG_SIDE 8192
+
+static int pixels_option(const cg_command *cmd, const cg_args *args, const char *name, int min, int *out)
+{
+	const char *v = cg_args_get(cmd, args, name);
+	if (!v)
+		return 0;
+	bool digits = *v != '\0' && strlen(v) <= 6;
+	for (const char *p = v; *p; p++)
+		digits &= *p >= '0' && *p <= '9';
+	long n = digits ? strtol(v, NULL, 10) : 0;
+	if (!digits || n < min || n > MAX_PNG_SIDE)
+		return cg_usage_error(cmd, "--%s: '%s' is not a whole number of pixels from %d to %d", name, v, min,
+				      MAX_PNG_SIDE);
+	*out = (int)n;
+	return 0;
+}
+
+/* --formats, --width, --height, --scale. */
+static int chart_options(const cg_command *cmd, const cg_args *args, cg_charts_options *o)
+{
+	*o = (cg_charts_options)CG_CHARTS_OPTIONS_INIT;
+	const char *f = cg_args_get(cmd, args, "formats");
+	if (f) {
+		o->png = o->svg = false;
+		for (const char *p = f; *p;) {
+			size_t n = strcspn(p, ",");
+			if (n == 3 && strncmp(p, "png", 3) == 0)
+				o->png = true;
+			else if (n == 3 && strncmp(p, "svg", 3) == 0)
+				o->svg = true;
+			else
+				return cg_usage_error(cmd, "--formats: '%.*s' is not a chart format (png, svg)", (int)n, p);
+			p += n;
+			if (*p == ',' && *++p == '\0')
+				return cg_usage_error(cmd, "--formats: '%s' ends with a comma", f);
+		}
+		if (!o->png && !o->svg)
+			return cg_usage_error(cmd, "--formats: give png, svg or png,svg");
+	}
+	int rc = pixels_option(cmd, args, "width", CG_CHART_MIN_WIDTH, &o->size.width);
+	if (rc == 0)
+		rc = pixels_option(cmd, args, "height", CG_CHART_MIN_HEIGHT, &o->size.height);
+	if (rc)
+		return rc;
+	const char *v = cg_args_get(cmd, args, "scale");
+	if (v) {
+		char *end = NULL;
+		double s = strtod(v, &end);
+		if (end == v || *end != '\0' || !(s >= 0.5 && s <= 4))
+			return cg_usage_error(cmd, "--scale: '%s' is not a number from 0.5 to 4", v);
+		o->size.scale = s;
+	}
+	/* cairo needs the whole image in memory: bound it. */
+	if (o->size.width * o->size.scale > MAX_PNG_SIDE || o->size.height * o->size.scale > MAX_PNG_SIDE)
+		return cg_usage_error(cmd, "--scale %g makes PNGs of %.0f x %.0f pixels; at most %d on a side", o->size.scale,
+				      o->size.width * o->size.scale, o->size.height * o->size.scale, MAX_PNG_SIDE);
+	return 0;
+}
+
+/* Writes every output file into the temporary folder. */
+static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_options *ro, cg_error *err)
+{
+	char *path = cg_outdir_path(od, "summary.json");
+	int rc = cg_summary_json_save(path, a, err);
+	cg_free(path);
+	cg_chart_list charts = {0};
+	if (rc == 0)
+		rc = cg_charts_write(od, a, &ro->charts, &charts, err);
+	if (rc == 0)
+		rc = cg_report_write(od, a, &charts, ro->html, err);
+	cg_chart_list_free(&charts);
+	if (rc == 0 && ro->trace_name) {
+		path = cg_outdir_path(od, ro->trace_name);
+		rc = cg_chrome_trace_save(path, a, &ro->chrome, err);
+		cg_free(path);
+	}
+	return rc;
+}
+
+/* --trace names a file inside the report folder: "x.json", or "DIR/x.json". */
+static int trace_option(const cg_command *cmd, const cg_args *args, const char *dir, report_options *ro)
+{
+	ro->chrome = (cg_chrome_options)CG_CHROME_OPTIONS_INIT;
+	ro->chrome.full = cg_args_flag(cmd, args, "trace-full");
+	const char *name = cg_args_get(cmd, args, "trace");
+	if (cg_args_flag(cmd, args, "no-trace")) {
+		if (name || ro->chrome.full)
+			return cg_usage_error(cmd, "--no-trace contradicts --trace and --trace-full");
+		ro->trace_name = NULL;
+		return 0;
+	}
+	if (!name) {
+		ro->trace_name = "trace.json.gz";
+		return 0;
+	}
+	size_t dlen = strlen(dir);
+	while (dlen > 1 && dir[dlen - 1] == '/')
+		dlen--;
+	if (strncmp(name, dir, dlen) == 0 && name[dlen] == '/')
+		name += dlen + 1;
+	size_t n = strlen(name);
+	bool json = (n > 5 && strcmp(name + n - 5, ".json") == 0) || (n > 8 && strcmp(name + n - 8, ".json.gz") == 0);
+	if (strchr(name, '/') || !json || name[0] == '.')
+		return cg_usage_error(cmd, "--trace: '%s' must be a file name ending in .json or .json.gz, "
+				      "written inside the report folder", cg_args_get(cmd, args, "trace"));
+	ro->trace_name = name;
+	return 0;
+}
+
+static void print_figures(const cg_analysis *a, const char *dir)
+{
+	const cg_timeline *tl = a->tl;
+	for (uint32_t d = 0; d < tl->ndevices; d++) {
+		const cg_peak_device *p = &a->peak->devices[d];
+		char bytes[32], exact[32], when[32];
+		printf("%s: peak %s (%s B) at %s\n", cg_timeline_str(tl, tl->devices[d].name),
+		       cg_fmt_bytes(bytes, sizeof bytes, p->peak_bytes),
+		       cg_fmt_count(exact, sizeof exact, p->peak_bytes),
+		       cg_fmt_time(when, sizeof when, p->peak_t_ns));
+	}
+	if (tl->source.truncated)
+		printf("note: %s\n", tl->source.truncation_note);
+	for (uint32_t d = 0; a->end && d < a->end->ndevices; d++)
+		if (a->end->devices[d].verdict)
+			printf("%s: %s\n", cg_timeline_str(tl, tl->devices[d].name), a->end->devices[d].verdict);
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	printf("report written to %.*s/ (report.html, report.md, summary.json)\n", (int)n, dir);
+}
+
+static int run_report(const cg_command *cmd, const cg_args *args)
+{
+	if (args->noperands != 1)
+		return cg_usage_error(cmd, args->noperands ? "give exactly one trace file" : "no trace file given");
+	const char *dir = cg_args_get(cmd, args, "output");
+	if (!dir || !*dir)
+		return cg_usage_error(cmd, "no output folder given (-o DIR)");
+	cg_cmd_input in;
+	int status = cg_cmd_input_options(cmd, args, &in);
+	if (status)
+		return status;
+	report_options ro;
+	ro.html = !cg_args_flag(cmd, args, "no-html");
+	status = trace_option(cmd, args, dir, &ro);
+	if (status == 0)
+		status = chart_options(cmd, args, &ro.charts);
+	if (status)
+		return status;
+
+	cg_timeline *tl;
+	cg_analysis *a;
+	status = cg_cmd_analyse(cmd, &in, args->operands[0], &tl, &a);
+	if (status)
+		return status;
+
+	cg_error err = CG_ERROR_INIT;
+	cg_outdir *od = NULL;
+	int rc = cg_outdir_begin(&od, dir, cg_args_flag(cmd, args, "force"), &err);
+	if (rc == 0) {
+		rc = write_outputs(od, a, &ro, &err);
+		if (rc < 0)
+			cg_outdir_abort(od);
+		else
+			rc = cg_outdir_commit(od, &err);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "cgmem report: %s\n", err.msg);
+		status = cg_error_exit_status(rc);
+	} else if (!in.quiet) {
+		print_figures(a, dir);
+	}
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+	return status;
+}
+
+const cg_command cg_cmd_report = {
+	"report",
+	"FILE",
+	"analyse a trace and write a report folder (report.html, report.md, charts, ...)",
+	"FILE is a candle-graph/trace/6 JSONL trace, a PyTorch profiler Chrome trace\n"
+	"(recorded with profile_memory=True) or a PyTorch export_memory_timeline raw\n"
+	"file, plain or gzip-compressed, told apart by content; - reads standard input.\n"
+	"Bad lines (events) are reported with their number and skipped; a trace cut\n"
+	"off mid-record (a crashed run) is analysed up to the cut.\n"
+	"Charts, per device: timeline, breakdown, icicle, top_allocations, fragmentation\n"
+	"and lifetimes, as NAME.DEVICE.png and .svg; a chart that does not apply to the\n"
+	"trace is left out and report.md says why. --width and --height set the layout\n"
+	"(SVG and PNG alike); --scale only multiplies the PNG's pixels.\n"
+	"The folder is written completely or not at all: an earlier report in DIR is\n"
+	"replaced only once the new one is complete.\n",
+	report_opts,
+	run_report,
+};

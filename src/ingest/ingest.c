@@ -1,0 +1,34 @@
+#include "ingest.h"
+
+#include "format.h"
+#include "jsonl_ingest.h"
+#include "kineto.h"
+#include "memtimeline_raw.h"
+
+int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, cg_error *err)
+{
+	cg_ingest_options defaults = CG_INGEST_OPTIONS_INIT;
+	if (!o)
+		o = &defaults;
+	*out = NULL;
+
+	cg_reader_options ro = CG_READER_OPTIONS_INIT;
+	ro.max_line_bytes = o->max_line_bytes;
+	if (o->block_bytes)
+		ro.block_bytes = o->block_bytes;
+	cg_reader *r = NULL;
+	int rc = cg_reader_open(&r, path, &ro, err);
+	if (rc < 0)
+		return rc;
+	/* PyTorch's formats are one JSON document each, with their own readers. */
+	cg_format format;
+	rc = cg_format_detect(r, &format, err);
+	if (rc == 0 && format == CG_FORMAT_CHROME)
+		rc = cg_kineto_ingest(out, r, path, o, err);
+	else if (rc == 0 && format == CG_FORMAT_MEMORY_TIMELINE)
+		rc = cg_memtimeline_ingest(out, r, path, o, err);
+	else if (rc == 0)
+		rc = cg_jsonl_ingest(out, r, path, o, err);
+	cg_reader_close(r);
+	return rc;
+}

@@ -1,0 +1,31 @@
+/* Ingest: a trace file into a finalized timeline.
+ *
+ *     cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
+ *     cg_timeline *tl;
+ *     cg_error err;
+ *     if (cg_ingest(&tl, "run.jsonl.gz", &o, &err) < 0) {
+ *             fprintf(stderr, "cgmem: %s\n", err.msg);
+ *             ...
+ *     }
+ *     ...tl->source.diags...   // bad lines and warnings, with their lines
+ *     cg_timeline_free(tl);
+ *
+ * The format comes from the content: candle-graph/trace/6 JSONL, a PyTorch
+ * profiler Chrome trace (kineto.h) or an export_memory_timeline raw file
+ * (memtimeline_raw.h), each plain or gzip. Bad lines (events) are skipped and
+ * counted (the first is fatal with strict); a trace cut mid-record is marked
+ * truncated and read up to the cut. JSONL is parsed in blocks on every core
+ * (a gzip file inflated on its own thread) with the result, to the last
+ * diagnostic, of reading it line by line. */
+#ifndef CG_INGEST_H
+#define CG_INGEST_H
+
+#include "ingest_options.h"
+#include "timeline.h"
+
+/* Reads path ("-" for standard input). On success *out is a finalized
+ * timeline the caller frees. Fails with CG_EIO (cannot read), CG_EINPUT
+ * (strict and a bad line, corrupt gzip, no records at all) or CG_ELIMIT. */
+int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, cg_error *err);
+
+#endif

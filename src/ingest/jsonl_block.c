@@ -1,0 +1,117 @@
+#include "jsonl_block.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "record.h"
+#include "xalloc.h"
+
+static bool blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return false;
+	return true;
+}
+
+static int bad_line(cg_jsonl_ctx *in, uint64_t line, const char *msg, cg_error *err)
+{
+	if (in->o->strict)
+		return cg_error_set(err, CG_EINPUT, "%s:%" PRIu64 ": %s", in->name, line, msg);
+	cg_diag_add(in->tl, CG_DIAG_BAD_LINE, line, "%s", msg);
+	return 0;
+}
+
+void cg_jsonl_mark_truncated(cg_timeline *tl, uint64_t line, const char *note)
+{
+	cg_source *src = &tl->source;
+	if (src->truncated)
+		return;
+	src->truncated = true;
+	src->truncated_line = line;
+	src->truncation_note = cg_strdup(note);
+}
+
+static int parse_line(cg_jsonl_ctx *in, const char *line, size_t len, uint64_t lineno,
+		      bool last_unterminated, cg_error *err);
+
+/* line[len] is writable: the newline, or the spare byte after the last line.
+ * It holds a NUL while the line is parsed, and what it held after: a block
+ * may be read again (ingest_par.c). */
+static int one_line(cg_jsonl_ctx *in, char *line, size_t len, uint64_t lineno, bool last_unterminated,
+		    cg_error *err)
+{
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	if (blank(line, len)) {
+		in->tl->source.blank_lines++;
+		return 0;
+	}
+	char msg[512];
+	if (len > in->o->max_line_bytes) {
+		snprintf(msg, sizeof msg, "line is %zu bytes, longer than the limit of %zu (--max-line-bytes)",
+			 len, in->o->max_line_bytes);
+		return bad_line(in, lineno, msg, err);
+	}
+	if (lineno >= UINT32_MAX)
+		return cg_error_set(err, CG_ELIMIT, "%s: more than %u lines", in->name, UINT32_MAX - 1);
+	char saved = line[len];
+	line[len] = '\0';
+	int rc = parse_line(in, line, len, lineno, last_unterminated, err);
+	line[len] = saved;
+	return rc;
+}
+
+static int parse_line(cg_jsonl_ctx *in, const char *line, size_t len, uint64_t lineno,
+		      bool last_unterminated, cg_error *err)
+{
+	char msg[512];
+	const cg_fields *f;
+	if (cg_jsonl_parse(in->parser, line, len, &f, msg, sizeof msg) < 0) {
+		if (last_unterminated) {
+			char note[160];
+			snprintf(note, sizeof note,
+				 "trace ends mid-record at line %" PRIu64 " (the recording process probably died)",
+				 lineno);
+			cg_jsonl_mark_truncated(in->tl, lineno, note);
+			return 0;
+		}
+		return bad_line(in, lineno, msg, err);
+	}
+	int rc = cg_record_add(in->tl, f, (uint32_t)lineno, msg, sizeof msg);
+	if (rc == CG_RECORD_ADDED)
+		return 0;
+	if (rc == CG_RECORD_BAD)
+		return bad_line(in, lineno, msg, err);
+	if (rc == CG_RECORD_UNKNOWN_KIND) {
+		cg_diag_add(in->tl, CG_DIAG_WARNING, lineno, "%s (skipped)", msg);
+		return 0;
+	}
+	return cg_error_set(err, rc, "%s:%" PRIu64 ": %s", in->name, lineno, msg);
+}
+
+int cg_jsonl_block_add(cg_jsonl_ctx *in, cg_block *b, cg_error *err)
+{
+	if (b->overlong) {
+		in->tl->source.lines = b->first_line;
+		char msg[160];
+		snprintf(msg, sizeof msg, "line is longer than the limit of %zu bytes (--max-line-bytes)",
+			 in->o->max_line_bytes);
+		return bad_line(in, b->first_line, msg, err);
+	}
+	in->tl->source.lines = b->first_line + b->nlines - 1;
+	char *p = b->data, *end = b->data + b->len;
+	uint64_t lineno = b->first_line;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		int rc = one_line(in, p, len, lineno, !nl && b->ends_without_newline, err);
+		if (rc < 0)
+			return rc;
+		p += len + 1;
+		lineno++;
+	}
+	return 0;
+}

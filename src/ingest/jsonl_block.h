@@ -1,0 +1,33 @@
+/* The lines of one block of a JSONL trace into a timeline: blank lines
+ * counted, bad lines reported (fatal with strict), a last line cut short
+ * marked truncated, every other line parsed (jsonl.h) and added as a
+ * record (record.h). Used by the serial read (jsonl_ingest.c) and by the
+ * parse threads and the merge of the parallel one (ingest_par.c). */
+#ifndef CG_JSONL_BLOCK_H
+#define CG_JSONL_BLOCK_H
+
+#include <stdint.h>
+
+#include "ingest_options.h"
+#include "jsonl.h"
+#include "reader.h"
+#include "timeline.h"
+
+/* Adding lines to one timeline (the result, or a shard of it). */
+typedef struct cg_jsonl_ctx {
+	cg_timeline *tl;
+	const cg_ingest_options *o;
+	cg_jsonl_parser *parser;
+	const char *name; /* for messages */
+} cg_jsonl_ctx;
+
+/* Adds the lines of block b to ctx->tl, exactly as reading them one by one
+ * does. Returns 0, or a negative code with err set (strict and a bad line,
+ * a limit). The block's bytes are left as they were. */
+int cg_jsonl_block_add(cg_jsonl_ctx *ctx, cg_block *b, cg_error *err);
+
+/* Marks the trace as cut off at line, with note saying how; the first
+ * such mark stays. */
+void cg_jsonl_mark_truncated(cg_timeline *tl, uint64_t line, const char *note);
+
+#endif

@@ -1,0 +1,409 @@
+#include "kineto.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checked.h"
+#include "chrome_stream.h"
+#include "diag.h"
+#include "finalize.h"
+#include "jsontext.h"
+#include "kineto_events.h"
+#include "spannest.h"
+#include "xalloc.h"
+
+/* --- building the timeline --------------------------------------------------- */
+
+/* b - a for a <= b, which always fits in 64 unsigned bits (not always in signed). */
+static uint64_t since(int64_t b, int64_t a)
+{
+	return (uint64_t)b - (uint64_t)a;
+}
+
+/* The innermost operator at or above span s (sorted index), for cg_mem.op. */
+static cg_str op_name(const cg_kineto_events *k, uint32_t s)
+{
+	for (; s != UINT32_MAX; s = k->nest[s].parent) {
+		const cg_kineto_span *sp = &k->spans[k->nest[s].payload];
+		if (sp->kind == CG_SPAN_OP)
+			return sp->name;
+	}
+	return CG_STR_EMPTY;
+}
+
+static int add_spans(cg_kineto_events *k, const cg_str *ids)
+{
+	for (size_t i = 0; i < k->nnest; i++) {
+		const cg_nest_span *ns = &k->nest[i];
+		const cg_kineto_span *sp = &k->spans[ns->payload];
+		cg_span s = {0};
+		s.start_ns = since(ns->start, k->origin);
+		s.id = ids[i];
+		s.name = sp->name;
+		s.parent = ns->parent == UINT32_MAX ? CG_STR_EMPTY : ids[ns->parent];
+		s.line = ns->order;
+		s.kind = sp->kind;
+		s.step = sp->step;
+		s.flags = CG_SPAN_MEASURED;
+		int rc = cg_timeline_add_span(k->tl, &s);
+		if (rc == 0)
+			rc = cg_timeline_add_span_end(k->tl, s.id, since(ns->end, ns->start), s.line);
+		if (rc < 0)
+			return rc;
+	}
+	k->tl->source.records[CG_KIND_SPAN_START] = k->nnest;
+	return 0;
+}
+
+static int add_memory(cg_kineto_events *k, const cg_str *span_of, const cg_str *op_of)
+{
+	cg_timeline *tl = k->tl;
+	for (size_t i = 0; i < k->nmem; i++) {
+		const cg_kineto_mem *km = &k->mem[i];
+		cg_mem m = {0};
+		m.t_ns = since(km->ts, k->origin);
+		m.bytes = km->bytes;
+		m.tensor = km->addr;
+		m.span = span_of[i];
+		m.op = op_of[i];
+		m.pair = CG_NONE;
+		m.line = km->ordinal;
+		m.device = km->device;
+		m.action = (uint8_t)(km->flags & CG_KM_FREE ? CG_FREE : CG_ALLOC);
+		m.category = CG_CAT_UNKNOWN;
+		int rc = cg_timeline_add_mem(tl, &m);
+		if (rc < 0)
+			return rc;
+		if (km->flags & CG_KM_TOTAL_RESERVED) {
+			cg_devmem d = {0};
+			d.t_ns = m.t_ns;
+			d.reserved_bytes = km->total_reserved;
+			d.has_reserved = true;
+			d.line = km->ordinal;
+			d.device = km->device;
+			if ((rc = cg_timeline_add_devmem(tl, &d)) < 0)
+				return rc;
+			tl->source.records[CG_KIND_DEVICE_MEMORY]++;
+		}
+	}
+	tl->source.records[CG_KIND_MEMORY] = k->nmem;
+	for (size_t i = 0; i < k->nooms; i++) {
+		const cg_kineto_oom *ko = &k->ooms[i];
+		cg_oom o = {since(ko->ts, k->origin), ko->bytes, ko->total_allocated,
+			    ko->total_reserved, ko->ordinal, ko->device, ko->has_totals};
+		int rc = cg_timeline_add_oom(tl, &o);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Spans nested per thread; each memory event takes the innermost span
+ * around it on its own thread. */
+static int build(cg_kineto_events *k)
+{
+	cg_nest_point *pts = cg_malloc((k->nmem ? k->nmem : 1) * sizeof *pts);
+	for (size_t i = 0; i < k->nmem; i++)
+		pts[i] = (cg_nest_point){k->mem[i].ts, k->mem[i].thread, k->mem[i].ordinal, (uint32_t)i, 0};
+	cg_nest_counts nc;
+	cg_nest_build(k->nest, k->nnest, pts, k->nmem, &nc);
+	if (nc.clipped || nc.reparented)
+		cg_diag_add(k->tl, CG_DIAG_WARNING, 0,
+			    "%" PRIu64 " complete events overlapped the end of the event they began in: %" PRIu64
+			    " stuck out less than they overlapped and were cut back to its end, %" PRIu64
+			    " became its siblings", nc.clipped + nc.reparented, nc.clipped, nc.reparented);
+
+	int rc = 0;
+	cg_str *ids = cg_malloc((k->nnest ? k->nnest : 1) * sizeof *ids);
+	cg_str *span_of = cg_calloc(k->nmem ? k->nmem : 1, sizeof *span_of);
+	cg_str *op_of = cg_calloc(k->nmem ? k->nmem : 1, sizeof *op_of);
+	for (size_t i = 0; i < k->nnest && rc == 0; i++) {
+		char id[24];
+		int n = snprintf(id, sizeof id, "#%" PRIu32, k->nest[i].order);
+		rc = cg_timeline_intern(k->tl, id, (size_t)n, &ids[i]);
+	}
+	for (size_t j = 0; j < k->nmem && rc == 0; j++) {
+		if (pts[j].span == UINT32_MAX)
+			continue;
+		span_of[pts[j].payload] = ids[pts[j].span];
+		op_of[pts[j].payload] = op_name(k, pts[j].span);
+	}
+	if (rc == 0)
+		rc = add_spans(k, ids);
+	if (rc == 0)
+		rc = add_memory(k, span_of, op_of);
+	cg_free(pts);
+	cg_free(ids);
+	cg_free(span_of);
+	cg_free(op_of);
+	return rc;
+}
+
+static const cg_kineto_mem *event_at(const cg_kineto_events *k, uint32_t ordinal)
+{
+	size_t lo = 0, hi = k->nmem;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->mem[mid].ordinal < ordinal)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->nmem && k->mem[lo].ordinal == ordinal ? &k->mem[lo] : NULL;
+}
+
+/* Baseline = Total Allocated after the first event that has it, minus what
+ * the replay holds live there (frees of blocks from before the trace
+ * included, as pairing counts them). Then every later Total Allocated
+ * should equal baseline + replayed live bytes: say where it does not. */
+static int set_baseline(cg_kineto_events *k, uint16_t d, cg_error *err)
+{
+	cg_timeline *tl = k->tl;
+	const cg_device *dev = &tl->devices[d];
+	const char *dname = cg_timeline_str(tl, dev->name);
+	uint64_t plus = dev->preexisting_bytes, minus = 0, baseline = 0;
+	bool found = false;
+	for (uint32_t j = 0; j < dev->mem_count && !found; j++) {
+		uint32_t i = dev->mem_first + j;
+		if (!cg_add_u64(plus, cg_mem_added(&tl->mem[i]), &plus) ||
+		    !cg_add_u64(minus, cg_timeline_mem_removed(tl, i), &minus))
+			return 0; /* sums beyond 64 bits: finalize has said so */
+		const cg_kineto_mem *km = event_at(k, tl->mem[i].line);
+		if (!km || !(km->flags & CG_KM_TOTAL_ALLOCATED))
+			continue;
+		found = true;
+		uint64_t have;
+		if (!cg_add_u64(km->total_allocated, minus, &have) || have < plus) {
+			cg_diag_add(tl, CG_DIAG_WARNING, km->ordinal,
+				    "%s: \"Total Allocated\" (%" PRIu64 " B) is less than the bytes this trace "
+				    "shows live there; no baseline assumed", dname, km->total_allocated);
+			return 0;
+		}
+		baseline = have - plus;
+	}
+	if (!found)
+		return 0;
+	if (baseline < dev->baseline_bytes) {
+		cg_diag_add(tl, CG_DIAG_WARNING, 0,
+			    "%s: \"Total Allocated\" implies %" PRIu64 " B allocated before profiling, "
+			    "less than the %" PRIu64 " B the frees need; keeping the latter",
+			    dname, baseline, dev->baseline_bytes);
+		return 0;
+	}
+	return cg_timeline_set_baseline(tl, d, baseline, err);
+}
+
+static void check_totals(cg_kineto_events *k, uint16_t d)
+{
+	cg_timeline *tl = k->tl;
+	const cg_device *dev = &tl->devices[d];
+	uint64_t live = dev->baseline_bytes + dev->preexisting_bytes; /* checked by finalize */
+	uint64_t checked = 0, differ = 0;
+	uint32_t first = 0;
+	uint64_t first_trace = 0, first_replay = 0;
+	for (uint32_t j = 0; j < dev->mem_count; j++) {
+		uint32_t i = dev->mem_first + j;
+		live += cg_mem_added(&tl->mem[i]);
+		live -= cg_timeline_mem_removed(tl, i);
+		const cg_kineto_mem *km = event_at(k, tl->mem[i].line);
+		if (!km || !(km->flags & CG_KM_TOTAL_ALLOCATED))
+			continue;
+		checked++;
+		if (km->total_allocated != live && differ++ == 0) {
+			first = km->ordinal;
+			first_trace = km->total_allocated;
+			first_replay = live;
+		}
+	}
+	if (differ)
+		cg_diag_add(tl, CG_DIAG_WARNING, first,
+			    "%s: \"Total Allocated\" differs from cgmem's replay at %" PRIu64 " of %" PRIu64
+			    " events (first here: the trace says %" PRIu64 " B, the replay %" PRIu64 " B)",
+			    cg_timeline_str(tl, dev->name), differ, checked, first_trace, first_replay);
+}
+
+/* --- the document ------------------------------------------------------------ */
+
+static int add_meta(cg_timeline *tl, const char *key, const char *value, size_t n, bool is_string)
+{
+	cg_str k, v;
+	int rc = cg_timeline_intern(tl, key, strlen(key), &k);
+	if (rc == 0)
+		rc = cg_timeline_intern(tl, value, n, &v);
+	if (rc == 0)
+		rc = cg_timeline_add_meta(tl, k, v, is_string);
+	return rc;
+}
+
+/* Small top-level keys become run metadata: scalars as written, and the
+ * GPU names from deviceProperties. */
+static int keep_keys(cg_kineto_events *k, const cg_chrome_stream *s, int64_t *base_ns, bool *has_base)
+{
+	*has_base = false;
+	for (size_t i = 0; i < cg_chrome_stream_nkeys(s); i++) {
+		const cg_chrome_key *key = cg_chrome_stream_key(s, i);
+		if (!key->value)
+			continue;
+		cJSON *j = cJSON_ParseWithLength(key->value, key->value_len);
+		int rc = 0;
+		if (cJSON_IsString(j)) {
+			rc = add_meta(k->tl, key->name, j->valuestring, strlen(j->valuestring), true);
+		} else if (cJSON_IsNumber(j) || cJSON_IsBool(j) || cJSON_IsNull(j)) {
+			rc = add_meta(k->tl, key->name, key->value, key->value_len, false);
+			if (strcmp(key->name, "baseTimeNanoseconds") == 0 &&
+			    cg_json_int(key->value, key->value_len, base_ns) == 0)
+				*has_base = true;
+		} else if (cJSON_IsArray(j) && strcmp(key->name, "deviceProperties") == 0) {
+			cJSON *names = cJSON_CreateArray();
+			const cJSON *dp;
+			cJSON_ArrayForEach(dp, j) {
+				const cJSON *nm = cJSON_GetObjectItemCaseSensitive(dp, "name");
+				if (cJSON_IsString(nm))
+					cJSON_AddItemToArray(names, cJSON_CreateString(nm->valuestring));
+			}
+			char *text = cJSON_PrintUnformatted(names);
+			if (text)
+				rc = add_meta(k->tl, "device_names", text, strlen(text), false);
+			cJSON_free(text);
+			cJSON_Delete(names);
+		}
+		cJSON_Delete(j);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void describe(cg_kineto_events *k, const cg_chrome_stream *s, cg_reader *r, const char *path,
+		     int64_t base_ns, bool has_base)
+{
+	cg_source *src = &k->tl->source;
+	src->path = cg_strdup(path);
+	src->display_name = cg_strdup(k->name);
+	src->format = cg_strdup(cg_chrome_stream_shape(s) == CG_CHROME_ARRAY
+					? "Chrome trace, JSON array (PyTorch profiler)"
+					: "Chrome trace (PyTorch profiler)");
+	src->gzip = cg_reader_is_gzip(r);
+	src->file_bytes = cg_reader_bytes_in(r);
+	src->data_bytes = cg_reader_bytes_out(r);
+	src->lines = cg_chrome_stream_nevents(s);
+	src->lines_are_events = true;
+	src->categories_known = false;
+	src->pairing_known = k->without_addr == 0;
+	if (k->have_origin) {
+		src->time_origin = cg_strdup(k->origin_text);
+		/* Kineto writes epoch microseconds, or microseconds after
+		 * baseTimeNanoseconds; 10^18 ns is September 2001. */
+		int64_t abs;
+		if (has_base && !__builtin_add_overflow(base_ns, k->origin, &abs)) {
+			src->time_origin_known = true;
+			src->time_origin_unix_ns = abs;
+		} else if (!has_base && k->origin >= INT64_C(1000000000000000000)) {
+			src->time_origin_known = true;
+			src->time_origin_unix_ns = k->origin;
+		}
+	}
+}
+
+static void note_truncation(cg_kineto_events *k, const cg_chrome_stream *s, cg_reader *r)
+{
+	char note[256];
+	bool gz = cg_reader_gzip_truncated(r);
+	if (!cg_chrome_stream_cut_note(s, gz, note, sizeof note))
+		return;
+	cg_source *src = &k->tl->source;
+	src->truncated = true;
+	src->truncated_line = cg_chrome_stream_nevents(s) + 1;
+	src->truncation_note = cg_strdup(note);
+	if (gz)
+		cg_diag_add(k->tl, CG_DIAG_WARNING, 0, "gzip stream ends before its end marker (file cut short)");
+}
+
+static int finish(cg_kineto_events *k, cg_chrome_stream *s, cg_reader *r, const char *path, cg_error *err)
+{
+	cg_timeline *tl = k->tl;
+	int64_t base_ns = 0;
+	bool has_base;
+	int rc = keep_keys(k, s, &base_ns, &has_base);
+	if (rc < 0)
+		return cg_error_set(err, rc, "%s: the trace's strings exceed the memory limit", k->name);
+	describe(k, s, r, path, base_ns, has_base);
+	note_truncation(k, s, r);
+	if (cg_chrome_stream_trailing_bytes(s))
+		cg_diag_add(tl, CG_DIAG_WARNING, 0, "bytes after the end of the JSON document were ignored");
+
+	if (cg_chrome_stream_shape(s) == CG_CHROME_EMPTY)
+		return cg_error_set(err, CG_EINPUT, "%s: the trace is empty", k->name);
+	if (!cg_chrome_stream_has_events(s) && !tl->source.truncated)
+		return cg_error_set(err, CG_EINPUT, "%s: a JSON object without \"traceEvents\": not a Chrome trace", k->name);
+	if (k->nmem == 0 && k->nooms == 0)
+		return cg_error_set(err, CG_EINPUT,
+				    "%s: no [memory] events among %" PRIu64 " events%s: record the trace with "
+				    "torch.profiler.profile(profile_memory=True)", k->name,
+				    cg_chrome_stream_nevents(s), tl->source.truncated ? " (the trace is cut short)" : "");
+	if (k->zero_bytes)
+		cg_diag_add(tl, CG_DIAG_WARNING, 0, "%" PRIu64 " [memory] events of 0 bytes were skipped", k->zero_bytes);
+	if (k->without_addr)
+		cg_diag_add(tl, CG_DIAG_WARNING, 0,
+			    "%" PRIu64 " of %zu [memory] events have no \"Addr\" (PyTorch before ~1.10): frees cannot be "
+			    "paired with allocations; live bytes are the running sum of \"Bytes\"",
+			    k->without_addr, k->nmem);
+
+	rc = build(k);
+	if (rc < 0)
+		return cg_error_set(err, rc, "%s: more records or strings than cgmem's limits allow", k->name);
+	rc = cg_timeline_finalize(tl, err);
+	for (uint16_t d = 0; d < tl->ndevices && rc == 0; d++) {
+		rc = set_baseline(k, d, err);
+		if (rc == 0)
+			check_totals(k, d);
+	}
+	return rc;
+}
+
+int cg_kineto_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg_ingest_options *o,
+		     cg_error *err)
+{
+	cg_ingest_options defaults = CG_INGEST_OPTIONS_INIT;
+	if (!o)
+		o = &defaults;
+	*out = NULL;
+	cg_timeline_limits lim = {o->max_string_bytes};
+	cg_kineto_events k;
+	cg_kineto_events_init(&k, cg_timeline_new(&lim), o, cg_reader_name(r));
+
+	cg_chrome_options co = CG_CHROME_OPTIONS_INIT;
+	co.max_event_bytes = o->max_line_bytes;
+	cg_chrome_stream *s = cg_chrome_stream_new(r, &co);
+
+	cg_chrome_event ev;
+	int rc;
+	while ((rc = cg_chrome_stream_next(s, &ev, err)) > 0) {
+		if (ev.ordinal >= UINT32_MAX) {
+			rc = cg_error_set(err, CG_ELIMIT, "%s: more than %u events", k.name, UINT32_MAX - 1);
+			break;
+		}
+		rc = cg_kineto_events_add(&k, &ev, err);
+		if (rc == CG_ELIMIT) /* interning and record arrays say nothing themselves */
+			cg_error_set(err, rc, "%s: event %" PRIu64 ": more strings (--max-string-memory), "
+				     "devices or records than cgmem's limits allow", k.name, ev.ordinal);
+		if (rc < 0)
+			break;
+		if ((ev.ordinal & 4095) == 0)
+			cg_ingest_progress(o, cg_reader_bytes_in(r), cg_reader_file_size(r), false);
+	}
+	cg_ingest_progress(o, cg_reader_bytes_in(r), cg_reader_file_size(r), true);
+	if (rc == 0)
+		rc = finish(&k, s, r, path, err);
+
+	cg_chrome_stream_free(s);
+	cg_kineto_events_free(&k);
+	if (rc < 0) {
+		cg_timeline_free(k.tl);
+		return rc;
+	}
+	*out = k.tl;
+	return 0;
+}

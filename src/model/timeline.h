@@ -1,0 +1,435 @@
+/* The timeline: everything a trace says, as compact typed records.
+ *
+ * Ingest appends records with the cg_timeline_add_* functions, then calls
+ * cg_timeline_finalize() (finalize.h), which resolves span ids, sorts memory
+ * records per device by time (stably, ties keep file order) and pairs frees
+ * with allocations. After that the timeline is read-only: analysis passes
+ * read the arrays below directly.
+ *
+ *     cg_timeline *tl = cg_timeline_new(NULL);
+ *     ...cg_timeline_add_memory(tl, &m)...
+ *     if (cg_timeline_finalize(tl, &err) < 0) ...;
+ *     for (uint32_t d = 0; d < tl->ndevices; d++) ...tl->devices[d]...
+ *     cg_timeline_free(tl);
+ *
+ * Strings are interned (cg_str ids into tl->strings); shapes are interned
+ * arrays of uint64 in tl->shapes. Records are fixed-size with no pointers:
+ * a memory record is 48 bytes. */
+#ifndef CG_TIMELINE_H
+#define CG_TIMELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "enums.h"
+#include "error.h"
+#include "strtab.h"
+
+#define CG_NONE UINT32_MAX
+
+/* cg_mem.flags */
+enum {
+	CG_MEM_PREEXISTING = 1 << 0,	/* free whose allocation happened before the trace began */
+	CG_MEM_DOUBLE_FREE = 1 << 1,	/* free of an id already freed: ignored */
+	CG_MEM_BYTES_MISMATCH = 1 << 2, /* free whose recorded bytes differ from its allocation */
+	CG_MEM_REPLACED = 1 << 3,	/* alloc ended by a new alloc of the same live id; pair = that alloc */
+	CG_MEM_REPLACES = 1 << 4,	/* alloc of an id that was still live */
+};
+
+/* One allocation or free. After finalize, memory records are grouped by
+ * device and sorted by time; pair is the index (into tl->mem) of the
+ * matching free for an alloc, of the matching alloc for a free, or CG_NONE.
+ * A free's bytes are the bytes it released: its allocation's bytes, its own
+ * for a tensor allocated before the trace began, 0 for a double free; a
+ * paired free takes its allocation's category, so running sums of
+ * (added - removed) per category give live bytes per category.
+ * line (here and in every record) is where the record is in the file: its
+ * line, or its 1-based event number for formats that are one JSON
+ * document (cg_source.lines_are_events). */
+typedef struct cg_mem {
+	uint64_t t_ns;
+	uint64_t bytes;
+	cg_str tensor;
+	uint32_t span; /* span index, or CG_NONE */
+	cg_str op;     /* op_name, CG_STR_EMPTY when absent */
+	uint32_t shape;
+	uint32_t pair;
+	uint32_t line;
+	uint16_t device;
+	uint8_t action;	  /* cg_action */
+	uint8_t category; /* cg_category */
+	uint8_t dtype;	  /* index into tl->dtypes */
+	uint8_t flags;
+} cg_mem;
+
+/* cg_span.flags */
+enum { CG_SPAN_MEASURED = 1 << 0, CG_SPAN_ENDED = 1 << 1 };
+
+typedef struct cg_span {
+	uint64_t start_ns;
+	uint64_t end_ns; /* start + duration of its span_end; start_ns when it never ended */
+	cg_str id;
+	cg_str name;
+	uint32_t parent; /* span index or CG_NONE */
+	uint32_t line;
+	uint32_t depth;	  /* 0 for roots */
+	uint8_t kind;	  /* cg_span_kind */
+	uint8_t step;	  /* cg_phase the record set, CG_PHASE_NONE if it set none */
+	uint8_t phase;	  /* effective: own step, else the nearest ancestor's */
+	uint8_t flags;
+} cg_span;
+
+/* cg_op.flags */
+enum { CG_OP_STORAGE_DERIVED = 1 << 0, CG_OP_STORAGE_UNKNOWN = 1 << 1, CG_OP_HAS_OUTPUT = 1 << 2 };
+
+typedef struct cg_op {
+	uint64_t t_ns;
+	uint64_t duration_ns;
+	uint64_t storage_bytes;
+	uint64_t input_storage_bytes;
+	cg_str name;
+	cg_str output;
+	uint32_t span;
+	uint32_t shape;
+	uint32_t inputs_first; /* into tl->op_inputs */
+	uint32_t inputs_count;
+	uint32_t line;
+	uint16_t device;
+	uint8_t dtype;
+	uint8_t flags;
+} cg_op;
+
+enum { CG_TENSOR_REQUIRES_GRAD = 1 << 0, CG_TENSOR_HAS_STORAGE = 1 << 1 };
+
+typedef struct cg_tensor {
+	uint64_t storage_bytes;
+	cg_str tensor;
+	uint32_t span;
+	uint32_t shape;
+	uint32_t line;
+	uint16_t device;
+	uint8_t dtype;
+	uint8_t category;
+	uint8_t flags;
+} cg_tensor;
+
+/* A device-level checkpoint: used + free is the device's capacity.
+ * PyTorch profiler traces give only the allocator's reserved bytes: there
+ * has_used is false and used/free are 0. */
+typedef struct cg_devmem {
+	uint64_t t_ns;
+	uint64_t used_bytes;
+	uint64_t free_bytes;
+	uint64_t reserved_bytes;
+	uint32_t line;
+	uint16_t device;
+	bool has_used;
+	bool has_reserved;
+} cg_devmem;
+
+/* An allocation that failed: the moment a run hit out-of-memory (PyTorch
+ * profiler "[OutOfMemory]" events). Sorted by device, then time. */
+typedef struct cg_oom {
+	uint64_t t_ns;
+	uint64_t bytes;		  /* the request that failed */
+	uint64_t total_allocated; /* allocator totals at that moment, when known */
+	uint64_t total_reserved;
+	uint32_t line;
+	uint16_t device;
+	bool has_totals;
+} cg_oom;
+
+typedef struct cg_gradient {
+	double norm;
+	cg_str event_id;
+	cg_str root;
+	cg_str key;
+	uint32_t line;
+	uint8_t state; /* cg_grad_state */
+	bool has_norm;
+} cg_gradient;
+
+typedef struct cg_edge {
+	uint64_t duration_ns;
+	uint32_t from_span; /* span index or CG_NONE */
+	uint32_t to_span;
+	uint32_t line;
+} cg_edge;
+
+typedef struct cg_meta_entry {
+	cg_str key;
+	cg_str value; /* the string, or the JSON text of a non-string value (valid JSON: writers copy it) */
+	bool is_string;
+} cg_meta_entry;
+
+/* Per device: its memory records are tl->mem[mem_first .. mem_first + mem_count). */
+typedef struct cg_device {
+	cg_str name;
+	uint32_t mem_first;
+	uint32_t mem_count;
+	uint32_t devmem_count;
+	/* Allocated before the trace began and freed in it, live from the
+	 * start: the frees that match no allocation; when frees cannot be
+	 * paired (source.pairing_known false), per category the deepest point
+	 * its running sum of bytes would otherwise go below zero. */
+	uint64_t preexisting_bytes;
+	/* Those frees; unpaired, the most frees ever outnumbering allocations. */
+	uint32_t preexisting_count;
+	/* Allocated before profiling and live from the start (category
+	 * CG_CAT_BASELINE): known from allocator totals (PyTorch's "Total
+	 * Allocated"). */
+	uint64_t baseline_bytes;
+	/* Live bytes before the first record, by category: the two above. */
+	uint64_t initial_by_cat[CG_CAT_COUNT];
+	uint64_t live_at_end;
+	uint32_t live_count_at_end;
+} cg_device;
+
+typedef struct cg_dtype_entry {
+	cg_str name;
+	unsigned size; /* bytes per element, 0 when unknown */
+} cg_dtype_entry;
+
+/* Anomalies found while building the timeline, each counted with the first
+ * few examples kept as text for the report. */
+typedef enum cg_anomaly {
+	CG_ANOM_FREE_BEFORE_TRACE,
+	CG_ANOM_ALLOC_OF_LIVE_ID,
+	CG_ANOM_DOUBLE_FREE,
+	CG_ANOM_BYTES_MISMATCH,
+	CG_ANOM_UNKNOWN_SPAN,
+	CG_ANOM_DUPLICATE_SPAN,
+	CG_ANOM_SPAN_END_WITHOUT_START,
+	CG_ANOM_SPAN_NEVER_ENDED,
+	CG_ANOM_SPAN_CYCLE,
+	CG_ANOM_COUNT
+} cg_anomaly;
+
+#define CG_ANOMALY_EXAMPLES 5
+
+typedef struct cg_anomaly_stats {
+	uint64_t count;
+	uint32_t nexamples;
+	char *examples[CG_ANOMALY_EXAMPLES];
+} cg_anomaly_stats;
+
+const char *cg_anomaly_name(cg_anomaly a);
+const char *cg_anomaly_description(cg_anomaly a);
+
+typedef enum cg_diag_kind { CG_DIAG_WARNING, CG_DIAG_BAD_LINE } cg_diag_kind;
+
+/* A message about one line of the trace (line 0: about the whole file). */
+typedef struct cg_diag {
+	uint64_t line;
+	cg_diag_kind kind;
+	char *msg;
+} cg_diag;
+
+/* How many diagnostics are kept with their text; all are counted. */
+#define CG_MAX_DIAGS 200
+
+/* Where the timeline came from and how reading it went. Filled by ingest. */
+typedef struct cg_source {
+	char *path;	      /* as given; "-" for standard input */
+	char *display_name;   /* for messages: the path, or "<stdin>" */
+	char *format;	      /* "candle-graph/trace/6 JSONL", ... */
+	bool gzip;
+	uint64_t file_bytes;  /* bytes read from the file */
+	uint64_t data_bytes;  /* bytes after decompression */
+	uint64_t lines;	      /* lines read, blank and bad ones included; events for JSON documents */
+	/* Chrome traces and the raw memory timeline number events, not lines:
+	 * every `line` field (records, diagnostics, truncated_line) is then
+	 * the event's 1-based position in the file. */
+	bool lines_are_events;
+	uint64_t records[CG_KIND_COUNT];
+	uint64_t blank_lines;
+	uint64_t bad_lines;
+	uint64_t unknown_kinds;
+	uint64_t unknown_categories;
+	uint64_t unknown_values; /* other enum values not understood, mapped to a default */
+	uint64_t warnings;
+	bool truncated;		/* the trace ends mid-record */
+	uint64_t truncated_line;
+	char *truncation_note;
+	bool meta_seen;
+	uint64_t meta_count;
+	uint64_t meta_line;
+	cg_str schema;
+	/* Where t_ns = 0 is, for formats with absolute timestamps: nanoseconds
+	 * since the Unix epoch, and the trace's own timestamp there as written
+	 * ("1419247332500.684 us"); NULL when the trace does not say. */
+	bool time_origin_known;
+	int64_t time_origin_unix_ns;
+	char *time_origin;
+	bool categories_known;	/* false for formats that do not record categories */
+	bool pairing_known;	/* false when frees could not be matched to allocations */
+	cg_diag *diags;		/* the first CG_MAX_DIAGS, in the order found */
+	size_t ndiags, diags_cap;
+} cg_source;
+
+typedef struct cg_timeline_limits {
+	size_t max_string_bytes; /* 0: unlimited */
+} cg_timeline_limits;
+
+#define CG_TIMELINE_LIMITS_INIT {(size_t)2 << 30}
+
+typedef struct cg_timeline {
+	cg_strtab *strings;
+	cg_strtab *shapes; /* each a byte string of uint64 dims; id 0 = [] */
+
+	cg_mem *mem;
+	size_t nmem, mem_cap;
+	cg_span *spans;
+	size_t nspans, spans_cap;
+	cg_op *ops;
+	size_t nops, ops_cap;
+	cg_str *op_inputs;
+	size_t nop_inputs, op_inputs_cap;
+	cg_tensor *tensors;
+	size_t ntensors, tensors_cap;
+	cg_devmem *devmem; /* sorted by device, then time, after finalize */
+	size_t ndevmem, devmem_cap;
+	cg_gradient *gradients;
+	size_t ngradients, gradients_cap;
+	cg_edge *edges;
+	size_t nedges, edges_cap;
+	cg_oom *ooms;
+	size_t nooms, ooms_cap;
+	cg_meta_entry *meta;
+	size_t nmeta, meta_cap;
+
+	cg_device *devices;
+	uint32_t ndevices, devices_cap;
+	cg_dtype_entry *dtypes; /* dtypes[0] is "unknown" */
+	uint32_t ndtypes, dtypes_cap;
+
+	cg_source source;
+	cg_anomaly_stats anomalies[CG_ANOM_COUNT];
+
+	/* Allocations ended by a new allocation of the same live id:
+	 * (new alloc index, replaced alloc index), sorted by the first. */
+	struct cg_replacement {
+		uint32_t alloc;
+		uint32_t replaced;
+	} *replacements;
+	size_t nreplacements, replacements_cap;
+
+	/* The span of time the trace covers: earliest timestamp, and the latest
+	 * moment anything covers (record times, span and op ends). */
+	uint64_t first_t_ns, last_t_ns;
+	bool finalized;
+
+	/* ingest-time state */
+	struct cg_span_end_rec {
+		uint64_t duration_ns;
+		cg_str id;
+		uint32_t line;
+	} *span_ends;
+	size_t nspan_ends, span_ends_cap;
+	uint32_t last_device; /* cache for device lookups */
+	uint32_t *device_index; /* open addressing: interned name -> device + 1 (0: empty) */
+	size_t device_index_cap;
+} cg_timeline;
+
+/* limits may be NULL for the defaults. Never fails (out of memory exits). */
+cg_timeline *cg_timeline_new(const cg_timeline_limits *limits);
+void cg_timeline_free(cg_timeline *tl);
+
+/* Interning; each returns 0 or CG_ELIMIT when the string memory limit is hit. */
+int cg_timeline_intern(cg_timeline *tl, const char *s, size_t n, cg_str *out);
+int cg_timeline_intern_shape(cg_timeline *tl, const uint64_t *dims, size_t ndims, uint32_t *out);
+/* Device by name; CG_ELIMIT beyond 65535 devices. */
+int cg_timeline_device(cg_timeline *tl, const char *name, size_t n, uint16_t *out);
+/* Device by interned name, added when new; CG_ELIMIT beyond 65535 devices. */
+int cg_timeline_device_by_str(cg_timeline *tl, cg_str name, uint16_t *out);
+/* Dtype by spelling (canonicalised); beyond 255 distinct dtypes maps to "unknown". */
+int cg_timeline_dtype(cg_timeline *tl, const char *name, size_t n, uint8_t *out);
+
+/* Shape access: number of dims, and dims copied into out (up to max). */
+size_t cg_timeline_shape_ndims(const cg_timeline *tl, uint32_t shape);
+uint64_t cg_timeline_shape_dim(const cg_timeline *tl, uint32_t shape, size_t i);
+/* Formats a shape as "[512, 784]" into buf; returns buf. */
+char *cg_timeline_shape_format(const cg_timeline *tl, uint32_t shape, char *buf, size_t size);
+
+static inline const char *cg_timeline_str(const cg_timeline *tl, cg_str id)
+{
+	return cg_strtab_get(tl->strings, id);
+}
+
+/* Appending. While ingesting, span, parent and edge fields hold the interned
+ * span id string (CG_STR_EMPTY for none); finalize resolves them to indices.
+ * Each returns 0 or CG_ELIMIT (more than 2^32 - 2 records of a kind). */
+int cg_timeline_add_mem(cg_timeline *tl, const cg_mem *m);
+int cg_timeline_add_span(cg_timeline *tl, const cg_span *s);
+int cg_timeline_add_span_end(cg_timeline *tl, cg_str id, uint64_t duration_ns, uint32_t line);
+int cg_timeline_add_op(cg_timeline *tl, const cg_op *op, const cg_str *inputs, size_t ninputs);
+int cg_timeline_add_tensor(cg_timeline *tl, const cg_tensor *t);
+int cg_timeline_add_devmem(cg_timeline *tl, const cg_devmem *d);
+int cg_timeline_add_gradient(cg_timeline *tl, const cg_gradient *g);
+int cg_timeline_add_edge(cg_timeline *tl, const cg_edge *e);
+int cg_timeline_add_oom(cg_timeline *tl, const cg_oom *o);
+int cg_timeline_add_meta(cg_timeline *tl, cg_str key, cg_str value, bool is_string);
+
+/* Counts an anomaly and keeps the message as an example while there is room. */
+void cg_timeline_anomaly(cg_timeline *tl, cg_anomaly a, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "line", or "event" for formats that number events (source.lines_are_events). */
+static inline const char *cg_timeline_position_word(const cg_timeline *tl)
+{
+	return tl->source.lines_are_events ? "event" : "line";
+}
+
+/* Bytes that memory record i adds to and removes from its device's live
+ * bytes (after finalize). An alloc that replaces a live id also removes the
+ * replaced allocation's bytes. */
+static inline uint64_t cg_mem_added(const cg_mem *m)
+{
+	return m->action == CG_ALLOC ? m->bytes : 0;
+}
+uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i);
+/* For an alloc flagged CG_MEM_REPLACES: the index of the allocation it
+ * ended (whose category its removed bytes belong to); CG_NONE otherwise. */
+uint32_t cg_timeline_mem_replaced(const cg_timeline *tl, uint32_t i);
+
+/* Live bytes of a device before its first record: allocated before the
+ * trace (freed in it) and before profiling. Fits: finalize checks it. */
+static inline uint64_t cg_device_initial_live(const cg_device *dev)
+{
+	return dev->preexisting_bytes + dev->baseline_bytes;
+}
+/* Live bytes after record i, given live bytes before it (finalize checked
+ * that every such sum fits). */
+static inline uint64_t cg_timeline_live_after(const cg_timeline *tl, uint32_t i, uint64_t live)
+{
+	return live + cg_mem_added(&tl->mem[i]) - cg_timeline_mem_removed(tl, i);
+}
+
+/* Applies memory record i to its device's live bytes, in all and by
+ * category (the bytes an alloc removes by replacing a live id leave the
+ * replaced allocation's category). */
+static inline void cg_timeline_apply_live(const cg_timeline *tl, uint32_t i, uint64_t *total,
+					  uint64_t by_cat[CG_CAT_COUNT])
+{
+	const cg_mem *m = &tl->mem[i];
+	uint64_t add = cg_mem_added(m), rem = cg_timeline_mem_removed(tl, i);
+	*total += add;
+	*total -= rem;
+	by_cat[m->category] += add;
+	if (rem) {
+		uint32_t r = m->action == CG_ALLOC ? cg_timeline_mem_replaced(tl, i) : CG_NONE;
+		by_cat[r == CG_NONE ? m->category : tl->mem[r].category] -= rem;
+	}
+}
+
+/* The span path of span index s, names joined by '/': "run/train_step#0/forward".
+ * Writes into buf (truncated to size) and returns buf. */
+char *cg_timeline_span_path(const cg_timeline *tl, uint32_t span, char *buf, size_t size);
+/* Phase of a memory record: its span's effective step. */
+static inline cg_phase cg_timeline_mem_phase(const cg_timeline *tl, const cg_mem *m)
+{
+	return m->span == CG_NONE ? CG_PHASE_NONE : (cg_phase)tl->spans[m->span].phase;
+}
+
+#endif
