@@ -21,10 +21,9 @@ uint64_t cg_leaks_candidate_bytes(const uint64_t by_category[CG_CAT_COUNT])
 }
 
 /* Deeper chains are cut, as cg_timeline_span_path cuts them, and paths
- * end at PATH_MAX_BYTES: a trace of huge span names cannot make every
+ * end at CG_SPAN_PATH_MAX: a trace of huge span names cannot make every
  * group's path huge. */
 #define MAX_DEPTH 256
-#define PATH_MAX_BYTES 4096
 
 static bool is_step_span(const cg_leaks_input *in, uint32_t s)
 {
@@ -36,8 +35,8 @@ static bool is_step_span(const cg_leaks_input *in, uint32_t s)
 
 static void append(char *buf, size_t *len, const char *s, size_t n)
 {
-	if (*len + n >= PATH_MAX_BYTES) {
-		n = PATH_MAX_BYTES - 1 - *len;
+	if (*len + n >= CG_SPAN_PATH_MAX) {
+		n = CG_SPAN_PATH_MAX - 1 - *len;
 		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
 			n--; /* end between characters */
 	}
@@ -54,7 +53,7 @@ static char *group_path(const cg_timeline *tl, const cg_leaks_input *in, uint32_
 	size_t n = 0;
 	for (uint32_t x = s; x != CG_NONE && n < MAX_DEPTH; x = tl->spans[x].parent)
 		chain[n++] = x;
-	char buf[PATH_MAX_BYTES];
+	char buf[CG_SPAN_PATH_MAX];
 	size_t len = 0;
 	if (n == MAX_DEPTH && tl->spans[chain[n - 1]].parent != CG_NONE)
 		append(buf, &len, "\xe2\x80\xa6/", 4);

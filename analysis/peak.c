@@ -1,5 +1,7 @@
 #include "peak.h"
 
+#include <stdlib.h>
+
 #include "checked.h"
 #include "xalloc.h"
 
@@ -50,6 +52,34 @@ static void device_peak(const cg_timeline *tl, const cg_device *dev, cg_peak_dev
 	out->live_count_at_end = dev->live_count_at_end;
 }
 
+typedef struct ranked {
+	uint64_t peak;
+	uint32_t device;
+} ranked;
+
+/* Larger peak first; equal peaks in device order. */
+static int cmp_ranked(const void *pa, const void *pb)
+{
+	const ranked *a = pa, *b = pb;
+	if (a->peak != b->peak)
+		return a->peak > b->peak ? -1 : 1;
+	return a->device < b->device ? -1 : a->device > b->device;
+}
+
+static uint32_t *rank_by_peak(const cg_peak_result *r)
+{
+	size_t n = r->ndevices;
+	ranked *rk = cg_malloc((n ? n : 1) * sizeof *rk);
+	for (uint32_t d = 0; d < n; d++)
+		rk[d] = (ranked){r->devices[d].peak_bytes, d};
+	qsort(rk, n, sizeof *rk, cmp_ranked);
+	uint32_t *order = cg_malloc((n ? n : 1) * sizeof *order);
+	for (size_t k = 0; k < n; k++)
+		order[k] = rk[k].device;
+	cg_free(rk);
+	return order;
+}
+
 int cg_peak_run(cg_peak_result **out, const cg_timeline *tl, cg_error *err)
 {
 	(void)err;
@@ -58,6 +88,7 @@ int cg_peak_run(cg_peak_result **out, const cg_timeline *tl, cg_error *err)
 	r->devices = cg_calloc(tl->ndevices ? tl->ndevices : 1, sizeof *r->devices);
 	for (uint32_t d = 0; d < tl->ndevices; d++)
 		device_peak(tl, &tl->devices[d], &r->devices[d]);
+	r->by_peak = rank_by_peak(r);
 	*out = r;
 	return 0;
 }
@@ -67,5 +98,6 @@ void cg_peak_free(cg_peak_result *r)
 	if (!r)
 		return;
 	cg_free(r->devices);
+	cg_free(r->by_peak);
 	cg_free(r);
 }

@@ -25,6 +25,9 @@ typedef struct cg_peak_device {
 typedef struct cg_peak_result {
 	uint32_t ndevices;
 	cg_peak_device *devices; /* indexed like tl->devices */
+	/* Device indices, the largest peak first, equal peaks in device order:
+	 * which devices a report or its charts show when there are too many. */
+	uint32_t *by_peak;
 } cg_peak_result;
 
 /* Computes the peak of every device in one pass over the memory records. */

@@ -126,7 +126,7 @@ static void categories_and_phases(cg_doc *d, const cg_diff_device *dev)
 
 static const char *fit_path(const cg_diff_view *v, uint32_t path, char *buf, size_t size)
 {
-	char whole[4096];
+	char whole[CG_SPAN_PATH_MAX];
 	if (path == 0)
 		return "(outside any span)";
 	cg_diff_path(v->diff, path, whole, sizeof whole);

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 
 #include "charts.h"
-#include "diff_view.h"
-#include "doc.h"
+#include "compare.h"
+#include "doc_save.h"
 #include "outdir.h"
 
 /* Builds the document (caller frees with cg_doc_free). charts: as

@@ -131,17 +131,6 @@ static void capacity_cell(cell c, const cg_analysis *a, uint32_t dv)
 		 cg_fmt_bytes(head, sizeof head, k->free_bytes), cg_fmt_time(t, sizeof t, k->t_ns));
 }
 
-static const cg_analysis *by_peak_ctx;
-
-static int cmp_peak(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	uint64_t pa = by_peak_ctx->peak->devices[a].peak_bytes, pb = by_peak_ctx->peak->devices[b].peak_bytes;
-	if (pa != pb)
-		return pa > pb ? -1 : 1;
-	return a < b ? -1 : a > b;
-}
-
 /* The devices a section shows: all of them, in the trace's order, when
  * there are at most max; else the max with the largest peaks. A report
  * about thousands of devices stays readable; summary.json has them all. */
@@ -150,11 +139,7 @@ static uint32_t *select_devices(const cg_analysis *a, uint32_t max, uint32_t *n)
 	uint32_t all = a->tl->ndevices;
 	uint32_t *sel = cg_malloc((all ? all : 1) * sizeof *sel);
 	for (uint32_t i = 0; i < all; i++)
-		sel[i] = i;
-	if (all > max) {
-		by_peak_ctx = a;
-		qsort(sel, all, sizeof *sel, cmp_peak);
-	}
+		sel[i] = all > max ? a->peak->by_peak[i] : i;
 	*n = all < max ? all : max;
 	return sel;
 }

@@ -7,7 +7,7 @@
 
 #include "analysis.h"
 #include "charts.h"
-#include "doc.h"
+#include "doc_save.h"
 #include "outdir.h"
 
 /* Builds the report's document (caller frees with cg_doc_free). */

@@ -6,9 +6,7 @@
 #include "checked.h"
 #include "xalloc.h"
 
-/* Paths are cut here, as leak-group paths are: a trace of huge span names
- * cannot make every path huge. */
-#define PATH_MAX_BYTES 4096
+/* Paths are cut at CG_SPAN_PATH_MAX, as leak-group paths are. */
 /* A trie key kind beside cg_pathnode_kind: (parent, a step span's own
  * name) -> the node of its label, so tree nodes named "train_step#1" find
  * the path "train_step#*". */
@@ -205,7 +203,7 @@ char *cg_diff_path(const cg_diff_result *r, uint32_t p, char *buf, size_t size)
 	size_t n = 0;
 	for (uint32_t x = p; x != CG_NONE && x != 0 && n < sizeof chain / sizeof chain[0]; x = r->path_parent[x])
 		chain[n++] = x;
-	size_t cap = size < PATH_MAX_BYTES ? size : PATH_MAX_BYTES;
+	size_t cap = size < CG_SPAN_PATH_MAX ? size : CG_SPAN_PATH_MAX;
 	size_t len = 0;
 	if (cap == 0)
 		return buf;

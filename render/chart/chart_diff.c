@@ -506,7 +506,7 @@ static void build_rows(rows *r, const cg_diff_view *v, const cg_diff_device *dev
 		return;
 	}
 	add_row(r, NULL, "by span path (bytes allocated directly in it, live at the peak)", (cg_diff_pair){{0, 0}});
-	char path[4096];
+	char path[CG_SPAN_PATH_MAX];
 	size_t shown = 0;
 	for (uint32_t k = 0; k < dev->nchanged && shown < MAX_SPAN_ROWS; k++) {
 		const cg_diff_node *node = &dev->nodes[dev->changed[k]];

@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "charts.h"
-#include "diff_view.h"
+#include "compare.h"
 
 /* Colours of the two runs and of the two directions of change. */
 #define CG_DIFF_BASE_FILL 0xD4D4D4

@@ -165,18 +165,6 @@ static void draw_device_chart(cg_chart *c, const void *ctx)
 	dc->draw(c, dc->a, dc->device, dc->run_name);
 }
 
-static const cg_peak_result *sort_peaks; /* qsort has no context argument in C11 */
-
-/* Larger peak first; equal peaks in device order. */
-static int cmp_peak(const void *pa, const void *pb)
-{
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	uint64_t x = sort_peaks->devices[a].peak_bytes, y = sort_peaks->devices[b].peak_bytes;
-	if (x != y)
-		return x > y ? -1 : 1;
-	return a < b ? -1 : 1;
-}
-
 /* Which devices get charts: all of them, or the max with the largest peaks. */
 static bool *chosen_devices(const cg_analysis *a, uint32_t max)
 {
@@ -187,14 +175,8 @@ static bool *chosen_devices(const cg_analysis *a, uint32_t max)
 			chosen[d] = true;
 		return chosen;
 	}
-	uint32_t *order = cg_malloc(n * sizeof *order);
-	for (uint32_t d = 0; d < n; d++)
-		order[d] = d;
-	sort_peaks = a->peak;
-	qsort(order, n, sizeof *order, cmp_peak);
 	for (uint32_t k = 0; k < max; k++)
-		chosen[order[k]] = true;
-	cg_free(order);
+		chosen[a->peak->by_peak[k]] = true;
 	return chosen;
 }
 

@@ -1,13 +1,14 @@
 /* A small document model shared by report.md and report.html: headings,
  * paragraphs, key-value lists, tables, figures and call-outs. The report
- * is built once as a cg_doc and written by each backend, so the two files
- * always say the same thing. All text is plain: backends escape it.
+ * is built once as a cg_doc and written by each backend (doc_markdown.h,
+ * doc_html.h; doc_save.h writes both into an output folder), so the two
+ * files always say the same thing. All text is plain: backends escape it.
  *
  *     cg_doc *d = cg_doc_new("Memory report — mlp_adam");
  *     cg_doc_heading(d, 2, "Key figures");
  *     cg_doc_table(d, 3, "lrr");                 // columns and alignment
  *     cg_doc_row(d, (const char *[]){"cpu", "15.44 MiB", "0.123 s"});
- *     cg_doc_write_markdown(d, sink);
+ *     cg_doc_save(d, od, "report", true, &err);   // report.md, report.html
  *     cg_doc_free(d);
  */
 #ifndef CG_DOC_H
@@ -15,9 +16,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-
-#include "outdir.h"
-#include "sink.h"
 
 typedef enum cg_doc_kind {
 	CG_DOC_HEADING,
@@ -62,14 +60,5 @@ void cg_doc_table(cg_doc *d, size_t ncols, const char *align);
 void cg_doc_row(cg_doc *d, const char *const *cells);
 /* A chart: name.png in Markdown, name.svg inlined in HTML. */
 void cg_doc_figure(cg_doc *d, const char *name, const char *title);
-
-/* Markdown for write-ups: charts embedded by relative path. */
-void cg_doc_write_markdown(const cg_doc *d, cg_sink *out);
-/* One self-contained HTML file: CSS inline, each figure's SVG read from
- * dir and inlined, no scripts and nothing fetched from the network. */
-int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *err);
-/* Writes STEM.md and, when html is set, STEM.html into the output folder
- * (whose SVGs the HTML inlines). Returns 0 or the first error. */
-int cg_doc_save(const cg_doc *d, cg_outdir *od, const char *stem, bool html, cg_error *err);
 
 #endif

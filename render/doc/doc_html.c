@@ -1,9 +1,10 @@
 /* report.html: the document as one self-contained page. */
+#include "doc_html.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "doc.h"
 #include "escape.h"
 #include "xalloc.h"
 
@@ -32,12 +33,12 @@ static const char style[] =
 	"figcaption{color:#666;font-size:13px;margin-top:6px}"
 	"pre{background:#f6f6f6;padding:12px;overflow:auto;font-size:13px;white-space:pre-wrap}";
 
-static void text(cg_sink *out, const char *s)
+static void put_text(cg_sink *out, const char *s)
 {
 	cg_escape_html(out, s, strlen(s));
 }
 
-static void table(cg_sink *out, const cg_doc_block *b)
+static void put_table(cg_sink *out, const cg_doc_block *b)
 {
 	cg_sink_puts(out, "<table>\n");
 	for (size_t r = 0; r < b->nrows; r++) {
@@ -46,7 +47,7 @@ static void table(cg_sink *out, const cg_doc_block *b)
 			const char *tag = r == 0 ? "th" : "td";
 			char a = b->align[c];
 			cg_sink_printf(out, "<%s%s>", tag, a == 'r' ? " class=\"r\"" : a == 'p' ? " class=\"p\"" : a == 'k' ? " class=\"k\"" : "");
-			text(out, b->cells[r * b->ncols + c]);
+			put_text(out, b->cells[r * b->ncols + c]);
 			cg_sink_printf(out, "</%s>", tag);
 		}
 		cg_sink_puts(out, "</tr>\n");
@@ -128,7 +129,7 @@ static void figure(cg_sink *out, const cg_doc_block *b, const char *dir, unsigne
 		cg_free(path);
 		if (data) {
 			cg_sink_puts(out, "<img alt=\"");
-			text(out, b->text);
+			put_text(out, b->text);
 			cg_sink_puts(out, "\" src=\"data:image/png;base64,");
 			base64(out, (const unsigned char *)data, len);
 			cg_sink_puts(out, "\">");
@@ -136,7 +137,7 @@ static void figure(cg_sink *out, const cg_doc_block *b, const char *dir, unsigne
 	}
 	cg_free(data);
 	cg_sink_puts(out, "\n<figcaption>");
-	text(out, b->text);
+	put_text(out, b->text);
 	cg_sink_puts(out, "</figcaption>\n</figure>\n");
 }
 
@@ -149,9 +150,9 @@ int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *
 			   * escaping still could not do anything. */
 			  "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 			  "style-src 'unsafe-inline'; img-src data:\">\n<title>");
-	text(out, d->title);
+	put_text(out, d->title);
 	cg_sink_printf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<h1>", style);
-	text(out, d->title);
+	put_text(out, d->title);
 	cg_sink_puts(out, "</h1>\n");
 	unsigned figures = 0;
 	for (size_t i = 0; i < d->n; i++) {
@@ -159,33 +160,33 @@ int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *
 		switch (b->kind) {
 		case CG_DOC_HEADING:
 			cg_sink_printf(out, "<h%d>", b->level <= 2 ? 2 : 3);
-			text(out, b->text);
+			put_text(out, b->text);
 			cg_sink_printf(out, "</h%d>\n", b->level <= 2 ? 2 : 3);
 			break;
 		case CG_DOC_PARAGRAPH:
 			cg_sink_puts(out, "<p>");
-			text(out, b->text);
+			put_text(out, b->text);
 			cg_sink_puts(out, "</p>\n");
 			break;
 		case CG_DOC_NOTE:
 			cg_sink_puts(out, "<p class=\"note\">");
-			text(out, b->text);
+			put_text(out, b->text);
 			cg_sink_puts(out, "</p>\n");
 			break;
 		case CG_DOC_CALLOUT:
 			cg_sink_puts(out, "<div class=\"callout\">");
-			text(out, b->text);
+			put_text(out, b->text);
 			cg_sink_puts(out, "</div>\n");
 			break;
 		case CG_DOC_TABLE:
-			table(out, b);
+			put_table(out, b);
 			break;
 		case CG_DOC_FIGURE:
 			figure(out, b, dir, ++figures);
 			break;
 		case CG_DOC_CODE:
 			cg_sink_puts(out, "<pre>");
-			text(out, b->text);
+			put_text(out, b->text);
 			cg_sink_puts(out, "</pre>\n");
 			break;
 		}

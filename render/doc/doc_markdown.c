@@ -1,21 +1,22 @@
 /* report.md: the document as GitHub-flavoured Markdown. */
+#include "doc_markdown.h"
+
 #include <string.h>
 
-#include "doc.h"
 #include "escape.h"
 
-static void text(cg_sink *out, const char *s)
+static void put_text(cg_sink *out, const char *s)
 {
 	cg_escape_markdown(out, s, strlen(s));
 }
 
-static void table(cg_sink *out, const cg_doc_block *b)
+static void put_table(cg_sink *out, const cg_doc_block *b)
 {
 	for (size_t r = 0; r < b->nrows; r++) {
 		cg_sink_puts(out, "|");
 		for (size_t c = 0; c < b->ncols; c++) {
 			cg_sink_putc(out, ' ');
-			text(out, b->cells[r * b->ncols + c]);
+			put_text(out, b->cells[r * b->ncols + c]);
 			cg_sink_puts(out, " |");
 		}
 		cg_sink_putc(out, '\n');
@@ -44,36 +45,36 @@ static void code(cg_sink *out, const char *s)
 void cg_doc_write_markdown(const cg_doc *d, cg_sink *out)
 {
 	cg_sink_puts(out, "# ");
-	text(out, d->title);
+	put_text(out, d->title);
 	cg_sink_puts(out, "\n\n");
 	for (size_t i = 0; i < d->n; i++) {
 		const cg_doc_block *b = &d->blocks[i];
 		switch (b->kind) {
 		case CG_DOC_HEADING:
 			cg_sink_puts(out, b->level <= 2 ? "## " : "### ");
-			text(out, b->text);
+			put_text(out, b->text);
 			cg_sink_puts(out, "\n\n");
 			break;
 		case CG_DOC_PARAGRAPH:
-			text(out, b->text);
+			put_text(out, b->text);
 			cg_sink_puts(out, "\n\n");
 			break;
 		case CG_DOC_NOTE:
 			cg_sink_puts(out, "*");
-			text(out, b->text);
+			put_text(out, b->text);
 			cg_sink_puts(out, "*\n\n");
 			break;
 		case CG_DOC_CALLOUT:
 			cg_sink_puts(out, "> **");
-			text(out, b->text);
+			put_text(out, b->text);
 			cg_sink_puts(out, "**\n\n");
 			break;
 		case CG_DOC_TABLE:
-			table(out, b);
+			put_table(out, b);
 			break;
 		case CG_DOC_FIGURE:
 			cg_sink_puts(out, "![");
-			text(out, b->text);
+			put_text(out, b->text);
 			cg_sink_puts(out, "](");
 			cg_sink_puts(out, b->name); /* file-name safe by construction */
 			cg_sink_puts(out, ".png)\n\n");

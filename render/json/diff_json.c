@@ -128,7 +128,7 @@ static void write_span_paths(cg_jw *w, const cg_diff_view *v, const cg_diff_devi
 	cg_jw_key(w, "span_paths");
 	cg_jw_array(w);
 	const bool both[2] = {true, true};
-	char path[4096];
+	char path[CG_SPAN_PATH_MAX];
 	for (uint32_t k = 0; k < dev->nchanged && k < v->top; k++) {
 		const cg_diff_node *n = &dev->nodes[dev->changed[k]];
 		cg_jw_object(w);
@@ -147,7 +147,7 @@ static void write_group(cg_jw *w, const cg_diff_view *v, const cg_diff_alloc_gro
 	const cg_timeline *tl = v->run[g->side]->tl;
 	const cg_mem *m = &tl->mem[g->example];
 	bool before = v->diff->path_kind[g->path] == CG_PATHNODE_BEFORE_TRACE;
-	char path[4096];
+	char path[CG_SPAN_PATH_MAX];
 	cg_jw_object(w);
 	cg_jw_kv_string(w, "peak", side_names[g->side]);
 	cg_jw_kv_string(w, "path", cg_diff_path(v->diff, g->path, path, sizeof path));

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "diff_view.h"
+#include "compare.h"
 #include "sink.h"
 
 void cg_diff_json_write(cg_sink *out, const cg_diff_view *v, bool pretty);

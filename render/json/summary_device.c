@@ -2,8 +2,6 @@
 
 #include <string.h>
 
-#define PATH_MAX_BYTES 4096
-
 static void kv_null(cg_jw *w, const char *key)
 {
 	cg_jw_key(w, key);
@@ -46,7 +44,7 @@ static void kv_str_or_null(cg_jw *w, const cg_timeline *tl, const char *key, cg_
 
 static void kv_span_path(cg_jw *w, const cg_timeline *tl, const char *key, uint32_t span)
 {
-	char path[PATH_MAX_BYTES];
+	char path[CG_SPAN_PATH_MAX];
 	cg_jw_key(w, key);
 	if (span == CG_NONE)
 		cg_jw_null(w);

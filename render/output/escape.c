@@ -5,38 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	unsigned min, cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	cp = c & (0x7f >> len);
-	for (size_t k = 1; k < len; k++) {
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[k] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
+#include "utf8.h"
 
 static const char replacement[] = "\xef\xbf\xbd";
 
@@ -84,7 +53,7 @@ void cg_escape_json(cg_sink *out, const char *str, size_t n)
 			snprintf(buf, sizeof buf, "\\u%04x", c);
 			esc = buf;
 		} else if (c >= 0x80) {
-			len = utf8_seq(s + i, n - i);
+			len = cg_utf8_sequence(s + i, n - i);
 			if (len == 0) {
 				esc = replacement;
 				len = 1;
@@ -119,7 +88,7 @@ void cg_escape_html(cg_sink *out, const char *str, size_t n)
 			if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
 				esc = "";
 			} else if (c >= 0x80) {
-				len = utf8_seq(s + i, n - i);
+				len = cg_utf8_sequence(s + i, n - i);
 				if (len == 0) {
 					esc = replacement;
 					len = 1;
@@ -155,7 +124,7 @@ void cg_escape_markdown(cg_sink *out, const char *str, size_t n)
 			if (c < 0x20 || c == 0x7f)
 				break;
 			if (c >= 0x80) {
-				len = utf8_seq(s + i, n - i);
+				len = cg_utf8_sequence(s + i, n - i);
 				if (len == 0) {
 					cg_sink_puts(out, replacement);
 					len = 1;

@@ -3,11 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "align.h"
 #include "analysis.h"
 #include "chart_diff.h"
 #include "cmd_common.h"
-#include "diff.h"
+#include "compare.h"
 #include "diff_json.h"
 #include "diff_report.h"
 #include "outdir.h"
@@ -92,21 +91,17 @@ static int run_diff(const cg_command *cmd, const cg_args *args)
 
 	cg_timeline *tl[2] = {NULL, NULL};
 	cg_analysis *a[2] = {NULL, NULL};
-	cg_diff_result *d = NULL;
-	cg_alignment *al = NULL;
+	cg_diff_view *v = NULL;
 	for (int s = 0; s < 2 && status == 0; s++)
 		status = cg_cmd_analyse(cmd, &in, args->operands[s], &tl[s], &a[s]);
 	if (status == 0) {
 		cg_error err = CG_ERROR_INIT;
 		cg_outdir *od = NULL;
-		int rc = cg_diff_run(&d, a[0], a[1], &err);
-		if (rc == 0) {
-			cg_align_run(&al, a[0], a[1], mode);
+		int rc = cg_diff_view_new(&v, a[0], a[1], mode, in.analysis.top_n, &err);
+		if (rc == 0)
 			rc = cg_outdir_begin(&od, dir, cg_args_flag(cmd, args, "force"), &err);
-		}
 		if (rc == 0) {
-			cg_diff_view v = {{a[0], a[1]}, d, al, in.analysis.top_n};
-			rc = write_outputs(od, &v, !cg_args_flag(cmd, args, "no-html"), &err);
+			rc = write_outputs(od, v, !cg_args_flag(cmd, args, "no-html"), &err);
 			if (rc < 0)
 				cg_outdir_abort(od);
 			else
@@ -116,11 +111,10 @@ static int run_diff(const cg_command *cmd, const cg_args *args)
 			fprintf(stderr, "cgmem diff: %s\n", err.msg);
 			status = cg_error_exit_status(rc);
 		} else if (!in.quiet) {
-			print_figures(d, dir);
+			print_figures(v->diff, dir);
 		}
 	}
-	cg_align_free(al);
-	cg_diff_free(d);
+	cg_diff_view_free(v);
 	for (int s = 0; s < 2; s++) {
 		cg_analysis_free(a[s]);
 		cg_timeline_free(tl[s]);

@@ -154,7 +154,7 @@ static void print_alloc(FILE *f, const cg_timeline *tl, uint32_t alloc, uint32_t
 		snprintf(when, sizeof when, "%s \xe2\x86\x92 %s", ft(t1, m->t_ns), ft(t2, tl->mem[end].t_ns));
 	strcat(row, when);
 	emit(f, row);
-	char path[4096], fitted[WIDTH * 4];
+	char path[CG_SPAN_PATH_MAX], fitted[WIDTH * 4];
 	cg_timeline_span_path(tl, m->span, path, sizeof path);
 	out(f, "%16s%s", "", cg_fmt_fit(fitted, sizeof fitted, path[0] ? path : "(no span)", WIDTH - 16));
 }
@@ -226,7 +226,7 @@ static void print_key_figures(FILE *f, const cg_analysis *a, uint32_t d)
 	kv(f, "peak", "%s (%s B) at %s%s", fb(b1, p->peak_bytes), fc(n1, p->peak_bytes), ft(t1, p->peak_t_ns), times);
 	if (p->peak_index != CG_NONE) {
 		const cg_mem *m = &tl->mem[p->peak_index];
-		char path[4096], fitted[WIDTH * 4];
+		char path[CG_SPAN_PATH_MAX], fitted[WIDTH * 4];
 		kv(f, "reached by", "%s of %s (%s, %s)", fb(b1, m->bytes),
 		   m->op != CG_STR_EMPTY ? cg_timeline_str(tl, m->op) : "an allocation",
 		   cg_category_name((cg_category)m->category), cg_phase_name(cg_timeline_mem_phase(tl, m)));

@@ -423,6 +423,10 @@ static inline void cg_timeline_apply_live(const cg_timeline *tl, uint32_t i, uin
 	}
 }
 
+/* The longest span path cgmem writes, in bytes: paths are cut there, so a
+ * trace of huge span names cannot make every list and document huge. */
+#define CG_SPAN_PATH_MAX 4096
+
 /* The span path of span index s, names joined by '/': "run/train_step#0/forward".
  * Writes into buf (truncated to size) and returns buf. */
 char *cg_timeline_span_path(const cg_timeline *tl, uint32_t span, char *buf, size_t size);

@@ -18,43 +18,12 @@ cg_utf8_status cg_utf8_check(const char *s, size_t n, size_t *offset)
 				continue;
 			}
 		}
-		unsigned c = p[i];
-		if (c == 0) {
+		if (p[i] == 0) {
 			*offset = i;
 			return CG_UTF8_NUL;
 		}
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		size_t len;
-		unsigned min;
-		if (c >= 0xc2 && c <= 0xdf) {
-			len = 2;
-			min = 0x80;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			len = 3;
-			min = 0x800;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			len = 4;
-			min = 0x10000;
-		} else {
-			*offset = i;
-			return CG_UTF8_INVALID;
-		}
-		if (n - i < len) {
-			*offset = i;
-			return CG_UTF8_INVALID;
-		}
-		unsigned cp = c & (0x7f >> len);
-		for (size_t k = 1; k < len; k++) {
-			if ((p[i + k] & 0xc0) != 0x80) {
-				*offset = i;
-				return CG_UTF8_INVALID;
-			}
-			cp = (cp << 6) | (p[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+		size_t len = cg_utf8_sequence(p + i, n - i);
+		if (len == 0) {
 			*offset = i;
 			return CG_UTF8_INVALID;
 		}

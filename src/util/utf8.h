@@ -1,8 +1,45 @@
-/* UTF-8 validation for trace lines, which must be valid UTF-8 without NUL bytes. */
+/* UTF-8: validation of trace lines (which must be valid UTF-8 without NUL
+ * bytes), the one decoder of a sequence that validation and the output
+ * escapers share, and cutting without splitting a character. */
 #ifndef CG_UTF8_H
 #define CG_UTF8_H
 
 #include <stddef.h>
+
+/* Length of the valid UTF-8 sequence at s (n >= 1 bytes there): 1 for
+ * ASCII (NUL included), 2 to 4, or 0 when it is not valid UTF-8 (a stray
+ * continuation byte, an overlong form, a surrogate, beyond U+10FFFF or cut
+ * short by n). */
+static inline size_t cg_utf8_sequence(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], min, cp;
+	size_t len;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	cp = c & (0x7f >> len);
+	for (size_t k = 1; k < len; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[k] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
 
 typedef enum cg_utf8_status { CG_UTF8_OK, CG_UTF8_NUL, CG_UTF8_INVALID } cg_utf8_status;
 
