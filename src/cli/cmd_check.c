@@ -9,8 +9,10 @@
 
 #include "analysis.h"
 #include "check.h"
+#include "check_json.h"
+#include "check_text.h"
 #include "cmd_common.h"
-#include "jsonw.h"
+#include "commands.h"
 #include "units.h"
 
 static const cg_opt check_opts[] = {
@@ -105,169 +107,22 @@ static int parse_limits(const cg_command *cmd, const cg_args *args, cg_check_lim
 	return 0;
 }
 
-/* "2.5" from 2500000 millionths. */
-static char *fmt_millionths(char *buf, size_t size, uint64_t m)
+static int print_verdicts(const cg_command *cmd, const cg_args *args, const cg_check_result *r,
+			  const cg_check_limits *l)
 {
-	int n = snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, m / 1000000u, m % 1000000u);
-	while (n > 0 && buf[n - 1] == '0')
-		buf[--n] = '\0';
-	if (n > 0 && buf[n - 1] == '.')
-		buf[--n] = '\0';
-	return buf;
-}
-
-/* "15.44 MiB (16,190,672 B)"; "100 B" alone when it is already exact. */
-static char *fmt_size(char *buf, size_t size, uint64_t v)
-{
-	char b[32], c[32];
-	if (v < 1024)
-		snprintf(buf, size, "%s", cg_fmt_bytes(b, sizeof b, v));
-	else
-		snprintf(buf, size, "%s (%s B)", cg_fmt_bytes(b, sizeof b, v), cg_fmt_count(c, sizeof c, v));
-	return buf;
-}
-
-static void print_line(const cg_check_verdict *v, const cg_check_limits *l)
-{
-	char measured[160], limit[96], t[32], b1[32], b2[32];
-	const char *cmp = v->ok ? "<=" : ">", *note = "";
-	switch ((cg_check_kind)v->kind) {
-	case CG_CHECK_PEAK:
-		fmt_size(measured, sizeof measured, v->bytes);
-		fmt_size(limit, sizeof limit, l->max_peak);
-		break;
-	case CG_CHECK_LEAKED:
-		fmt_size(measured, sizeof measured, v->bytes);
-		fmt_size(limit, sizeof limit, l->max_leaked);
-		break;
-	case CG_CHECK_FRAGMENTATION:
-		snprintf(limit, sizeof limit, "%.6g", l->max_fragmentation);
-		if (!v->measured) {
-			printf("FAIL  max-fragmentation %s: unknown, limit %s (no checkpoint records reserved bytes and "
-			       "the allocator replay is not available)\n", v->device, limit);
-			return;
-		}
-		if (v->source == CG_FRAG_NOT_APPLICABLE) {
-			printf("ok    max-fragmentation %s: not applicable, limit %s (a CPU has no caching allocator "
-			       "and no checkpoint records reserved bytes)\n", v->device, limit);
-			return;
-		}
-		snprintf(measured, sizeof measured, "%.6g", v->value);
-		snprintf(measured + strlen(measured), sizeof measured - strlen(measured), " (%s at %s)",
-			 v->source == CG_FRAG_CHECKPOINT ? "largest at a checkpoint" : "estimated by the allocator replay",
-			 cg_fmt_time(t, sizeof t, v->t_ns));
-		break;
-	case CG_CHECK_GROWTH:
-		snprintf(limit, sizeof limit, "%s %%", fmt_millionths(b1, sizeof b1, l->max_growth_millionths));
-		if (v->unbounded)
-			snprintf(measured, sizeof measured, "unbounded (%s -> %s)", cg_fmt_bytes(b1, sizeof b1, v->base_bytes),
-				 cg_fmt_bytes(b2, sizeof b2, v->bytes));
-		else
-			snprintf(measured, sizeof measured, "%+.6g %% (%s -> %s)", v->value,
-				 cg_fmt_bytes(b1, sizeof b1, v->base_bytes), cg_fmt_bytes(b2, sizeof b2, v->bytes));
-		if (!v->in_baseline)
-			note = " (not in the baseline)";
-		break;
-	case CG_CHECK_KIND_COUNT:
-		return;
-	}
-	printf("%-4s  %s %s: %s %s %s%s\n", v->ok ? "ok" : "FAIL", cg_check_kind_name((cg_check_kind)v->kind),
-	       v->device, measured, cmp, limit, note);
-}
-
-static void write_json(cg_sink *s, const cg_check_result *r, const cg_check_limits *l, const char *file,
-		       const char *baseline)
-{
-	cg_jw w;
-	cg_jw_init(&w, s, true);
-	cg_jw_object(&w);
-	cg_jw_kv_string(&w, "schema", "cgmem/check/1");
-	cg_jw_kv_string(&w, "cgmem_version", CGMEM_VERSION);
-	cg_jw_kv_string(&w, "file", file);
-	cg_jw_key(&w, "baseline");
-	if (baseline)
-		cg_jw_string(&w, baseline);
-	else
-		cg_jw_null(&w);
-	cg_jw_kv_bool(&w, "ok", r->failed == 0);
-	cg_jw_kv_u64(&w, "failed", r->failed);
-	cg_jw_key(&w, "limits");
-	cg_jw_array(&w);
-	for (size_t i = 0; i < r->n; i++) {
-		const cg_check_verdict *v = &r->verdicts[i];
-		cg_jw_object(&w);
-		cg_jw_kv_string(&w, "limit", cg_check_kind_name((cg_check_kind)v->kind));
-		cg_jw_kv_string(&w, "device", v->device);
-		cg_jw_kv_bool(&w, "ok", v->ok);
-		switch ((cg_check_kind)v->kind) {
-		case CG_CHECK_PEAK:
-		case CG_CHECK_LEAKED:
-			cg_jw_kv_string(&w, "unit", "bytes");
-			cg_jw_kv_u64(&w, "measured", v->bytes);
-			cg_jw_kv_u64(&w, "max", v->kind == CG_CHECK_PEAK ? l->max_peak : l->max_leaked);
-			if (v->kind == CG_CHECK_PEAK)
-				cg_jw_kv_u64(&w, "time_ns", v->t_ns);
-			break;
-		case CG_CHECK_FRAGMENTATION:
-			cg_jw_kv_string(&w, "unit", "ratio");
-		{
-			static const char *const sources[] = {"checkpoint", "replay", "not_applicable", "unknown"};
-			bool known = v->source == CG_FRAG_CHECKPOINT || v->source == CG_FRAG_REPLAY;
-			cg_jw_key(&w, "measured");
-			if (known)
-				cg_jw_double(&w, v->value);
-			else
-				cg_jw_null(&w);
-			cg_jw_kv_double(&w, "max", l->max_fragmentation);
-			cg_jw_kv_string(&w, "source", sources[v->source]);
-			cg_jw_key(&w, "time_ns");
-			if (known)
-				cg_jw_u64(&w, v->t_ns);
-			else
-				cg_jw_null(&w);
-		}
-			break;
-		case CG_CHECK_GROWTH:
-			cg_jw_kv_string(&w, "unit", "percent");
-			cg_jw_key(&w, "measured");
-			if (v->unbounded)
-				cg_jw_null(&w);
-			else
-				cg_jw_double(&w, v->value);
-			cg_jw_kv_double(&w, "max", (double)l->max_growth_millionths / 1e6);
-			cg_jw_kv_bool(&w, "unbounded", v->unbounded);
-			cg_jw_kv_u64(&w, "peak_bytes", v->bytes);
-			cg_jw_kv_u64(&w, "baseline_peak_bytes", v->base_bytes);
-			cg_jw_kv_bool(&w, "in_baseline", v->in_baseline);
-			break;
-		case CG_CHECK_KIND_COUNT:
-			break;
-		}
-		cg_jw_end(&w);
-	}
-	cg_jw_end(&w);
-	cg_jw_end(&w);
-}
-
-static int report(const cg_command *cmd, const cg_args *args, const cg_check_result *r, const cg_check_limits *l)
-{
+	cg_sink *s = cg_sink_memory();
 	if (cg_args_flag(cmd, args, "json")) {
-		cg_sink *s = cg_sink_memory();
-		write_json(s, r, l, args->operands[0], cg_args_get(cmd, args, "baseline"));
+		cg_check_json_write(s, r, l, args->operands[0], cg_args_get(cmd, args, "baseline"));
 		size_t len;
 		const char *json = cg_sink_data(s, &len);
-		fwrite(json, 1, len, stdout);
 		if (len == 0 || json[len - 1] != '\n')
-			putchar('\n');
-		cg_sink_close(s, NULL);
+			cg_sink_putc(s, '\n');
 	} else {
-		for (size_t i = 0; i < r->n; i++)
-			print_line(&r->verdicts[i], l);
+		cg_check_text_write(s, r, l);
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "cgmem check: cannot write to standard output\n");
-		return CG_EXIT_INPUT;
-	}
+	int status = cg_cmd_print(cmd, s);
+	if (status)
+		return status;
 	return r->failed ? CG_EXIT_CHECK : CG_EXIT_OK;
 }
 
@@ -293,7 +148,7 @@ static int run_check(const cg_command *cmd, const cg_args *args)
 		if (cg_check_run(&r, a[0], a[1], &l, &err) < 0)
 			status = err.code == CG_EUSAGE ? cg_usage_error(cmd, "%s", err.msg) : cg_error_exit_status(err.code);
 		else
-			status = report(cmd, args, r, &l);
+			status = print_verdicts(cmd, args, r, &l);
 	}
 	cg_check_free(r);
 	for (int s = 0; s < 2; s++) {

@@ -137,6 +137,19 @@ static int ingest(const cg_command *cmd, const cg_cmd_input *in, const char *pat
 	return 0;
 }
 
+int cg_cmd_print(const cg_command *cmd, cg_sink *s)
+{
+	size_t len;
+	const char *data = cg_sink_data(s, &len);
+	fwrite(data, 1, len, stdout);
+	cg_sink_close(s, NULL);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "cgmem %s: cannot write to standard output\n", cmd->name);
+		return CG_EXIT_INPUT;
+	}
+	return 0;
+}
+
 int cg_cmd_analyse(const cg_command *cmd, const cg_cmd_input *in, const char *path, cg_timeline **tl,
 		   cg_analysis **a)
 {

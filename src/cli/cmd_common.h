@@ -6,8 +6,9 @@
 #include <stdbool.h>
 
 #include "analysis.h"
-#include "cli.h"
+#include "args.h"
 #include "ingest.h"
+#include "sink.h"
 
 /* Options every trace-reading command takes; spliced into their tables. */
 #define CG_INGEST_OPTS \
@@ -42,5 +43,10 @@ int cg_cmd_input_options(const cg_command *cmd, const cg_args *args, cg_cmd_inpu
  * the exit status; whatever was built is freed and set to NULL. */
 int cg_cmd_analyse(const cg_command *cmd, const cg_cmd_input *in, const char *path, cg_timeline **tl,
 		   cg_analysis **a);
+
+/* Writes what a renderer wrote into the memory sink s to standard output
+ * and closes s. Returns 0, or prints "cgmem CMD: cannot write to standard
+ * output" and returns CG_EXIT_INPUT. */
+int cg_cmd_print(const cg_command *cmd, cg_sink *s);
 
 #endif

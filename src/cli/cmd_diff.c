@@ -6,6 +6,7 @@
 #include "analysis.h"
 #include "chart_diff.h"
 #include "cmd_common.h"
+#include "commands.h"
 #include "compare.h"
 #include "diff_json.h"
 #include "diff_report.h"

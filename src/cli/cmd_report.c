@@ -7,6 +7,7 @@
 #include "charts.h"
 #include "chrome_trace.h"
 #include "cmd_common.h"
+#include "commands.h"
 #include "outdir.h"
 #include "report.h"
 #include "summary_json.h"

@@ -1,17 +1,9 @@
-#include "cli.h"
+#include "args.h"
 
 #include <stdarg.h>
 #include <string.h>
 
 #include "xalloc.h"
-
-static const cg_command *const commands[] = {
-	&cg_cmd_report,
-	&cg_cmd_summary,
-	&cg_cmd_diff,
-	&cg_cmd_check,
-};
-#define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static int find_opt(const cg_command *cmd, const char *name, size_t len, char short_name)
 {
@@ -118,85 +110,4 @@ int cg_usage_error(const cg_command *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry 'cgmem help %s'.\n", cmd->name);
 	return CG_EXIT_USAGE;
-}
-
-static void main_help(FILE *out)
-{
-	fprintf(out, "usage: cgmem COMMAND [options] ...\n\n"
-		     "cgmem analyses the memory of a deep-learning run from its trace and says what\n"
-		     "filled memory at the peak. It reads candle-graph/trace/6 JSONL, PyTorch profiler\n"
-		     "traces (profile_memory=True) and export_memory_timeline files, plain or gzip.\n\n"
-		     "commands:\n");
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-	fprintf(out, "  %-10s %s\n", "help", "show the options of a command: cgmem help report");
-	fprintf(out, "\noptions:\n  -h, --help     show this help\n  -V, --version  show the version\n"
-		     "\nexample:\n  cgmem report run.jsonl -o out/\n"
-		     "\nexit status: 0 success; 1 bad input or a file that cannot be read or written;\n"
-		     "2 wrong usage; 3 cgmem check found a limit exceeded.\n");
-}
-
-static const cg_command *find_command(const char *name)
-{
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strcmp(commands[i]->name, name) == 0)
-			return commands[i];
-	return NULL;
-}
-
-static int run_command(const cg_command *cmd, int argc, char **argv)
-{
-	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			cg_command_help(cmd, stdout);
-			return CG_EXIT_OK;
-		}
-	}
-	cg_args args;
-	cg_error err = CG_ERROR_INIT;
-	if (cg_args_parse(cmd, argc, argv, &args, &err) < 0) {
-		cg_args_free(&args);
-		return cg_usage_error(cmd, "%s", err.msg);
-	}
-	int status = cmd->run(cmd, &args);
-	cg_args_free(&args);
-	return status;
-}
-
-int cg_cli_main(int argc, char **argv)
-{
-	if (argc < 2) {
-		main_help(stderr);
-		return CG_EXIT_USAGE;
-	}
-	const char *first = argv[1];
-	if (strcmp(first, "-h") == 0 || strcmp(first, "--help") == 0) {
-		main_help(stdout);
-		return CG_EXIT_OK;
-	}
-	if (strcmp(first, "-V") == 0 || strcmp(first, "--version") == 0) {
-		printf("cgmem %s\n", CGMEM_VERSION);
-		return CG_EXIT_OK;
-	}
-	if (strcmp(first, "help") == 0) {
-		if (argc < 3) {
-			main_help(stdout);
-			return CG_EXIT_OK;
-		}
-		const cg_command *cmd = find_command(argv[2]);
-		if (!cmd) {
-			fprintf(stderr, "cgmem: no command named '%s'; see 'cgmem --help'\n", argv[2]);
-			return CG_EXIT_USAGE;
-		}
-		cg_command_help(cmd, stdout);
-		return CG_EXIT_OK;
-	}
-	const cg_command *cmd = find_command(first);
-	if (!cmd) {
-		fprintf(stderr, "cgmem: '%s' is not a command; see 'cgmem --help'\n", first);
-		return CG_EXIT_USAGE;
-	}
-	return run_command(cmd, argc - 2, argv + 2);
 }

@@ -1,7 +1,8 @@
 /* The command line: option parsing driven by one table per command, which
- * also produces each command's --help text (as libgit2's CLI does). */
-#ifndef CG_CLI_H
-#define CG_CLI_H
+ * also produces each command's --help text (as libgit2's CLI does). The
+ * commands themselves are listed in main.c. */
+#ifndef CG_ARGS_H
+#define CG_ARGS_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -57,13 +58,5 @@ void cg_command_help(const cg_command *cmd, FILE *out);
 
 /* Reports a usage error and returns CG_EXIT_USAGE. */
 int cg_usage_error(const cg_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-int cg_cli_main(int argc, char **argv);
-
-/* Commands */
-extern const cg_command cg_cmd_report;
-extern const cg_command cg_cmd_summary;
-extern const cg_command cg_cmd_diff;
-extern const cg_command cg_cmd_check;
 
 #endif
