@@ -27,12 +27,7 @@
 #include "steps.h"
 #include "timeline.h"
 
-typedef struct cg_analysis_options {
-	unsigned top_n;	  /* allocations listed at the peak and at the end, leak groups, last allocations */
-	unsigned threads; /* for the passes that run in parallel; 0: one per core; 1: no threads */
-} cg_analysis_options;
-
-#define CG_ANALYSIS_OPTIONS_INIT {20, 0}
+/* cg_analysis_options and CG_ANALYSIS_OPTIONS_INIT are public (cgmem.h). */
 
 typedef struct cg_analysis {
 	const cg_timeline *tl;

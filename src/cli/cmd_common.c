@@ -118,11 +118,11 @@ static void print_diagnostics(const cg_timeline *tl, FILE *out, size_t max)
 
 static int ingest(const cg_command *cmd, const cg_cmd_input *in, const char *path, cg_timeline **out)
 {
-	cg_progress progress;
-	cg_progress_init(&progress, !in->quiet && isatty(STDERR_FILENO) ? stderr : NULL,
+	cg_progress_line progress;
+	cg_progress_line_init(&progress, !in->quiet && isatty(STDERR_FILENO) ? stderr : NULL,
 			 strcmp(path, "-") == 0 ? "<stdin>" : path);
 	cg_ingest_options o = in->ingest;
-	o.progress = cg_progress_report;
+	o.progress = cg_progress_line_draw;
 	o.progress_ctx = &progress;
 	cg_error err = CG_ERROR_INIT;
 	double start = cg_now();

@@ -9,13 +9,13 @@ double cg_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void cg_progress_init(cg_progress *p, FILE *out, const char *name)
+void cg_progress_line_init(cg_progress_line *p, FILE *out, const char *name)
 {
-	*p = (cg_progress){out, name, cg_now(), 0, false};
+	*p = (cg_progress_line){out, name, cg_now(), 0, false};
 	p->last = p->start;
 }
 
-static void draw(cg_progress *p, uint64_t done, uint64_t total)
+static void draw(cg_progress_line *p, uint64_t done, uint64_t total)
 {
 	double now = cg_now();
 	if (now - p->last < 0.25)
@@ -32,9 +32,9 @@ static void draw(cg_progress *p, uint64_t done, uint64_t total)
 	p->shown = true;
 }
 
-void cg_progress_report(void *ctx, uint64_t bytes_read, uint64_t file_bytes, bool done)
+void cg_progress_line_draw(void *ctx, uint64_t bytes_read, uint64_t file_bytes, bool done)
 {
-	cg_progress *p = ctx;
+	cg_progress_line *p = ctx;
 	if (!p->out)
 		return;
 	if (!done) {

@@ -1,9 +1,9 @@
 /* The progress line on a terminal while a large file is read: ingest's
- * progress callback, drawn on stderr.
+ * progress callback (cg_progress_fn, cgmem.h), drawn on stderr.
  *
- *     cg_progress p;
- *     cg_progress_init(&p, isatty(2) ? stderr : NULL, "run.jsonl");
- *     o.progress = cg_progress_report;
+ *     cg_progress_line p;
+ *     cg_progress_line_init(&p, isatty(2) ? stderr : NULL, "run.jsonl");
+ *     o.progress = cg_progress_line_draw;
  *     o.progress_ctx = &p;
  */
 #ifndef CG_PROGRESS_H
@@ -13,18 +13,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef struct cg_progress {
+typedef struct cg_progress_line {
 	FILE *out; /* NULL: silent */
 	const char *name;
 	double start, last;
 	bool shown;
-} cg_progress;
+} cg_progress_line;
 
 /* Starts a display on out, or a silent one when out is NULL. */
-void cg_progress_init(cg_progress *p, FILE *out, const char *name);
-/* A cg_ingest_progress_fn (ctx is the cg_progress): redraws at most a few
- * times a second, and erases the line when done. */
-void cg_progress_report(void *ctx, uint64_t bytes_read, uint64_t file_bytes, bool done);
+void cg_progress_line_init(cg_progress_line *p, FILE *out, const char *name);
+/* A cg_progress_fn whose ctx is the cg_progress_line: redraws at most a
+ * few times a second, and erases the line when done. */
+void cg_progress_line_draw(void *ctx, uint64_t bytes_read, uint64_t file_bytes, bool done);
 
 /* Seconds on a monotonic clock. */
 double cg_now(void);

@@ -5,24 +5,22 @@
 #include "kineto.h"
 #include "memtimeline_raw.h"
 
-int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, cg_error *err)
+static cg_reader_options reader_options(const cg_ingest_options *o)
 {
-	cg_ingest_options defaults = CG_INGEST_OPTIONS_INIT;
-	if (!o)
-		o = &defaults;
-	*out = NULL;
-
 	cg_reader_options ro = CG_READER_OPTIONS_INIT;
 	ro.max_line_bytes = o->max_line_bytes;
 	if (o->block_bytes)
 		ro.block_bytes = o->block_bytes;
-	cg_reader *r = NULL;
-	int rc = cg_reader_open(&r, path, &ro, err);
-	if (rc < 0)
-		return rc;
+	return ro;
+}
+
+/* Reads r, whichever format it holds, and closes it. */
+static int ingest_reader(cg_timeline **out, cg_reader *r, const char *path, const cg_ingest_options *o,
+			 cg_error *err)
+{
 	/* PyTorch's formats are one JSON document each, with their own readers. */
 	cg_format format;
-	rc = cg_format_detect(r, &format, err);
+	int rc = cg_format_detect(r, &format, err);
 	if (rc == 0 && format == CG_FORMAT_CHROME)
 		rc = cg_kineto_ingest(out, r, path, o, err);
 	else if (rc == 0 && format == CG_FORMAT_MEMORY_TIMELINE)
@@ -31,4 +29,31 @@ int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, c
 		rc = cg_jsonl_ingest(out, r, path, o, err);
 	cg_reader_close(r);
 	return rc;
+}
+
+int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, cg_error *err)
+{
+	cg_ingest_options defaults = CG_INGEST_OPTIONS_INIT;
+	if (!o)
+		o = &defaults;
+	*out = NULL;
+	cg_reader_options ro = reader_options(o);
+	cg_reader *r = NULL;
+	int rc = cg_reader_open(&r, path, &ro, err);
+	return rc < 0 ? rc : ingest_reader(out, r, path, o, err);
+}
+
+int cg_ingest_memory(cg_timeline **out, const void *data, size_t len, const char *name,
+		     const cg_ingest_options *o, cg_error *err)
+{
+	cg_ingest_options defaults = CG_INGEST_OPTIONS_INIT;
+	if (!o)
+		o = &defaults;
+	*out = NULL;
+	if (!name)
+		name = "<memory>";
+	cg_reader_options ro = reader_options(o);
+	cg_reader *r = NULL;
+	int rc = cg_reader_open_memory(&r, data, len, name, &ro, err);
+	return rc < 0 ? rc : ingest_reader(out, r, name, o, err);
 }

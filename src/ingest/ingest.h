@@ -23,9 +23,8 @@
 #include "ingest_options.h"
 #include "timeline.h"
 
-/* Reads path ("-" for standard input). On success *out is a finalized
- * timeline the caller frees. Fails with CG_EIO (cannot read), CG_EINPUT
- * (strict and a bad line, corrupt gzip, no records at all) or CG_ELIMIT. */
-int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, cg_error *err);
+/* cg_ingest (a file, "-" for standard input) and cg_ingest_memory are
+ * public, declared in cgmem.h: on success *out is a finalized timeline the
+ * caller frees. */
 
 #endif

@@ -12,8 +12,10 @@
 #define IN_BYTES ((size_t)1 << 20)
 
 struct cg_reader {
-	int fd;
+	int fd;			   /* -1 when reading from memory */
 	bool own_fd;
+	const unsigned char *mem; /* cg_reader_open_memory: the bytes, borrowed */
+	size_t mem_len, mem_pos;
 	char *name;
 	uint64_t file_size;
 	uint64_t bytes_in, bytes_out;
@@ -42,12 +44,24 @@ static int read_error(cg_reader *r, cg_error *err)
 	return cg_error_set(err, CG_EIO, "%s: %s", r->name, strerror(errno));
 }
 
+/* read(2) from the file, or the next bytes of the memory buffer. */
+static ssize_t source_read(cg_reader *r, void *buf, size_t n)
+{
+	if (r->fd >= 0)
+		return read(r->fd, buf, n);
+	size_t k = r->mem_len - r->mem_pos < n ? r->mem_len - r->mem_pos : n;
+	if (k)
+		memcpy(buf, r->mem + r->mem_pos, k);
+	r->mem_pos += k;
+	return (ssize_t)k;
+}
+
 static int fill_in(cg_reader *r, cg_error *err)
 {
 	r->in_pos = 0;
 	r->in_len = 0;
 	for (;;) {
-		ssize_t n = read(r->fd, r->in, IN_BYTES);
+		ssize_t n = source_read(r, r->in, IN_BYTES);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -60,16 +74,37 @@ static int fill_in(cg_reader *r, cg_error *err)
 	}
 }
 
-int cg_reader_open(cg_reader **out, const char *path, const cg_reader_options *o, cg_error *err)
+static cg_reader *reader_new(const cg_reader_options *o)
 {
 	cg_reader_options opts = CG_READER_OPTIONS_INIT;
 	if (o)
 		opts = *o;
-	*out = NULL;
 	cg_reader *r = cg_calloc(1, sizeof *r);
 	r->max_line = opts.max_line_bytes;
 	r->block_bytes = opts.block_bytes;
 	r->next_line = 1;
+	r->fd = -1;
+	return r;
+}
+
+static int start(cg_reader **out, cg_reader *r, cg_error *err);
+
+int cg_reader_open_memory(cg_reader **out, const void *data, size_t len, const char *name,
+			  const cg_reader_options *o, cg_error *err)
+{
+	*out = NULL;
+	cg_reader *r = reader_new(o);
+	r->name = cg_strdup(name ? name : "<memory>");
+	r->mem = data;
+	r->mem_len = data ? len : 0;
+	r->file_size = r->mem_len;
+	return start(out, r, err);
+}
+
+int cg_reader_open(cg_reader **out, const char *path, const cg_reader_options *o, cg_error *err)
+{
+	*out = NULL;
+	cg_reader *r = reader_new(o);
 	if (strcmp(path, "-") == 0) {
 		r->fd = 0;
 		r->name = cg_strdup("<stdin>");
@@ -97,6 +132,12 @@ int cg_reader_open(cg_reader **out, const char *path, const cg_reader_options *o
 		if (S_ISREG(st.st_mode))
 			r->file_size = (uint64_t)st.st_size;
 	}
+	return start(out, r, err);
+}
+
+/* Reads the first bytes and decides plain or gzip. */
+static int start(cg_reader **out, cg_reader *r, cg_error *err)
+{
 	r->in = cg_malloc(IN_BYTES);
 	int rc = fill_in(r, err);
 	if (rc < 0) {
@@ -107,7 +148,7 @@ int cg_reader_open(cg_reader **out, const char *path, const cg_reader_options *o
 	if (r->in_len == 1 && !r->eof_in) {
 		ssize_t n;
 		do
-			n = read(r->fd, r->in + 1, IN_BYTES - 1);
+			n = source_read(r, r->in + 1, IN_BYTES - 1);
 		while (n < 0 && errno == EINTR);
 		if (n < 0) {
 			rc = read_error(r, err);
@@ -208,7 +249,7 @@ static int64_t read_plain(cg_reader *r, char *dst, size_t n, cg_error *err)
 		return 0;
 	}
 	for (;;) {
-		ssize_t k = read(r->fd, dst, n);
+		ssize_t k = source_read(r, dst, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)

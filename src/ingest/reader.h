@@ -48,6 +48,10 @@ typedef struct cg_reader cg_reader;
 
 /* path "-" reads standard input. Errors name the file: "run.jsonl: No such file or directory". */
 int cg_reader_open(cg_reader **out, const char *path, const cg_reader_options *o, cg_error *err);
+/* The same over len bytes at data (borrowed until cg_reader_close), named
+ * name in messages ("<memory>" when NULL). */
+int cg_reader_open_memory(cg_reader **out, const void *data, size_t len, const char *name,
+			  const cg_reader_options *o, cg_error *err);
 void cg_reader_close(cg_reader *r);
 
 /* Returns 1 with the next block in *b, 0 at the end of the file, or a

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgmem.h"
+
 typedef enum cg_kind {
 	CG_KIND_META,
 	CG_KIND_SPAN_START,
@@ -22,21 +24,10 @@ typedef enum cg_kind {
 
 typedef enum cg_action { CG_ALLOC, CG_FREE } cg_action;
 
-/* Memory categories in the trace's order. CG_CAT_BASELINE is not written by
- * trace producers: it holds memory allocated before profiling started, which
- * readers of PyTorch profiler traces infer from the allocator's totals. */
-typedef enum cg_category {
-	CG_CAT_PARAMETER,
-	CG_CAT_OPTIMIZER_STATE,
-	CG_CAT_INPUT,
-	CG_CAT_TEMPORARY,
-	CG_CAT_ACTIVATION,
-	CG_CAT_GRADIENT,
-	CG_CAT_AUTOGRAD_DETAIL,
-	CG_CAT_UNKNOWN,
-	CG_CAT_BASELINE,
-	CG_CAT_COUNT
-} cg_category;
+/* Memory categories (cg_category, cgmem.h) are in the trace's order.
+ * CG_CAT_BASELINE is not written by trace producers: it holds memory
+ * allocated before profiling started, which readers of PyTorch profiler
+ * traces infer from the allocator's totals. */
 
 typedef enum cg_phase {
 	CG_PHASE_NONE,
@@ -57,7 +48,6 @@ typedef enum cg_grad_state {
 } cg_grad_state;
 
 const char *cg_kind_name(cg_kind k);
-const char *cg_category_name(cg_category c);
 const char *cg_phase_name(cg_phase p);
 const char *cg_span_kind_name(cg_span_kind k);
 const char *cg_grad_state_name(cg_grad_state s);

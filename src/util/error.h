@@ -6,20 +6,7 @@
 #ifndef CG_ERROR_H
 #define CG_ERROR_H
 
-enum {
-	CG_OK = 0,
-	CG_EINPUT = -1,	/* the trace is unusable */
-	CG_EIO = -2,	/* reading or writing a file failed */
-	CG_ELIMIT = -3,	/* a configured resource limit was exceeded */
-	CG_EUSAGE = -4,	/* the command line is wrong */
-};
-
-typedef struct cg_error {
-	int code;
-	char msg[1024];
-} cg_error;
-
-#define CG_ERROR_INIT {0, ""}
+#include "cgmem.h" /* the codes, cg_error and CG_ERROR_INIT are public */
 
 /* Sets code and message; returns code so callers can `return cg_error_set(...)`. */
 int cg_error_set(cg_error *err, int code, const char *fmt, ...)

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "cgmem.h" /* cg_free is public */
+
 typedef struct cg_allocator {
 	void *(*malloc)(size_t n);
 	void *(*realloc)(void *p, size_t n);
@@ -27,7 +29,6 @@ char *cg_strndup(const char *s, size_t n);
 char *cg_strdup(const char *s);
 /* Formats into a new heap string. */
 char *cg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void cg_free(void *p);
 
 /* Grows *items (of elem_size each) so that it holds at least need elements;
  * *cap is updated. Doubling growth, overflow-checked. */

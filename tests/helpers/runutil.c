@@ -1,0 +1,74 @@
+#include "runutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char *slurp_fd(int fd)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (cap - n < 2) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+		ssize_t k = read(fd, buf + n, cap - n - 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+int tu_run(char **out, char **err, const char *stdin_path, ...)
+{
+	char *argv[64];
+	int argc = 0;
+	argv[argc++] = CGMEM_BIN;
+	va_list ap;
+	va_start(ap, stdin_path);
+	const char *a;
+	while ((a = va_arg(ap, const char *)) != NULL && argc < 63)
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+
+	const char *out_path = tu_path(".stdout"), *err_path = tu_path(".stderr");
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, stdin_path ? stdin_path : "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	pid_t pid;
+	int rc = posix_spawn(&pid, CGMEM_BIN, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	assert_int_equal(rc, 0);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	int fd = open(out_path, O_RDONLY);
+	char *o = slurp_fd(fd);
+	close(fd);
+	fd = open(err_path, O_RDONLY);
+	char *e = slurp_fd(fd);
+	close(fd);
+	if (out)
+		*out = o;
+	else
+		free(o);
+	if (err)
+		*err = e;
+	else
+		free(e);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}

@@ -1,0 +1,13 @@
+/* Test helper of the command line: the real cgmem binary run as a user
+ * runs it. Only tests/cli links it. */
+#ifndef CG_RUNUTIL_H
+#define CG_RUNUTIL_H
+
+#include "testutil.h"
+
+/* Runs the cgmem binary with arguments (NULL-terminated), stdin from
+ * stdin_path (NULL: /dev/null). Captures stdout and stderr (caller frees).
+ * Returns the exit status, or -signal. */
+int tu_run(char **out, char **err, const char *stdin_path, ...);
+
+#endif
