@@ -6,7 +6,7 @@
  * grammar (leading zeros allowed), true/false/null, arrays and objects
  * nested at most MAX_DEPTH deep, spaces and tabs between tokens, and lines
  * that are not meta records. On that subset cJSON's tree and this scan agree
- * on every field (tests/test_jsonl_fast.c and the fuzz target
+ * on every field (tests/ingest/test_jsonl_fast.c and the fuzz target
  * tests/fuzz/fuzz_jsonl.c compare them); anything else goes to cJSON, which
  * also words the error messages. */
 #include "jsonl_fast.h"

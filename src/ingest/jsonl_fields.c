@@ -47,7 +47,7 @@ const char *cg_field_name(cg_field_key k)
 
 /* Keys by length: comparisons of a constant size compile to a load or two,
  * and most member names are settled by one or two of them.
- * tests/test_jsonl_fast.c checks every name of field_names is found. */
+ * tests/ingest/test_jsonl_fast.c checks every name of field_names is found. */
 _Static_assert(CG_F_COUNT <= 64, "cg_fields.present has a bit per key");
 
 #define KEY(k, name) \

@@ -1,5 +1,5 @@
 /* The command line: help, version, usage errors and exit statuses. */
-#include "testutil.h"
+#include "runutil.h"
 
 #include <string.h>
 

@@ -1,8 +1,9 @@
 /* cgmem diff end to end: exact figures in diff.json for pairs of runs
- * worked out by hand (tests/difftrace.h and tests/test_diff.c explain the
- * numbers), the same file twice, every input report reads, the output
- * folder's rules and usage errors. */
-#include "testutil.h"
+ * worked out by hand (tests/helpers/difftrace.h and
+ * tests/analysis/compare/test_diff.c explain the numbers), the same file
+ * twice, every input report reads, the output folder's rules and usage
+ * errors. */
+#include "runutil.h"
 
 #include <stdarg.h>
 #include <string.h>

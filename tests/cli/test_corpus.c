@@ -1,6 +1,6 @@
 /* End to end on real traces: cgmem report on every sample recorded from a
  * PyTorch run reproduces PyTorch's own figures (samples/NAME.oracle.json). */
-#include "testutil.h"
+#include "runutil.h"
 
 #include <string.h>
 

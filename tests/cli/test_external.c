@@ -1,12 +1,13 @@
 /* End to end on PyTorch profiler traces that other people recorded (H100,
  * MI300, V100, CPU): cgmem report on each reproduces the independent
  * figures in samples/external/NAME.oracle.json, device by device. */
-#include "testutil.h"
+#include "runutil.h"
 
 #include <string.h>
 
 #include "jsontext.h"
-#include "kineto.h"
+#include "ingest.h"
+#include "kineto_events.h"
 
 static const char *const traces[] = {
 	"kineto_resnet50_num_workers_0.worker0.1623143089861.pt.trace.json.gz",

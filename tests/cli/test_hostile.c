@@ -1,7 +1,7 @@
 /* Hostile input: each case runs the real binary and asserts the exact
  * diagnostic (file, line, reason), the exit status, and that nothing
  * outside the output folder changed. */
-#include "testutil.h"
+#include "runutil.h"
 
 #include <dirent.h>
 #include <fcntl.h>
