@@ -1,6 +1,6 @@
 /* Checkpoints pass: capacity, live bytes, fragmentation and memory outside
  * the allocator at each device_memory checkpoint, worked out by hand. */
-#include "testutil.h"
+#include "tlbuild.h"
 
 #include "checkpoints.h"
 

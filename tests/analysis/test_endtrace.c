@@ -1,10 +1,11 @@
 /* End-of-trace pass: the moment the trace ends (an OOM event or the last
  * record), where the run was, and the verdict in plain words. */
-#include "testutil.h"
+#include "tlbuild.h"
 
 #include <string.h>
 
 #include "endtrace.h"
+#include "xalloc.h"
 
 #define A CG_ALLOC
 #define F CG_FREE
@@ -28,36 +29,31 @@ static cg_endtrace_result *end_of(const cg_timeline *tl, inputs *x, uint32_t nst
 	return r;
 }
 
-#define META "{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\"}\n"
-#define SPAN(id, parent, name, t, step) \
-	"{\"kind\":\"span_start\",\"id\":\"" id "\"," parent "\"name\":\"" name "\",\"start_ns\":" #t \
-	",\"span_kind\":\"function\"" step "}\n"
-#define END(id, d) "{\"kind\":\"span_end\",\"id\":\"" id "\",\"duration_ns\":" #d "}\n"
-#define MEM(t, id, span, bytes, action, cat) \
-	"{\"kind\":\"memory\",\"timestamp_ns\":" #t ",\"tensor_id\":\"" id "\",\"span_id\":\"" span \
-	"\",\"device\":\"cuda:0\",\"bytes\":" #bytes ",\"action\":\"" action "\",\"dtype\":\"f32\",\"category\":\"" cat \
-	"\"}\n"
-
 /* Two steps; the process dies 41 ms into the forward of the second, after
- * a 51 GiB activation, while writing line 16. */
-static const char cut_trace[] =
-	META
-	SPAN("r", "", "run", 0, "")
-	MEM(5, "w", "r", 10737418240, "alloc", "parameter")
-	SPAN("s0", "\"parent_id\":\"r\",", "train_step#0", 1000000000, "")
-	SPAN("f0", "\"parent_id\":\"s0\",", "forward", 1000000001, ",\"step\":\"forward\"")
-	MEM(1000000002, "a0", "f0", 21474836480, "alloc", "activation")
-	END("f0", 10)
-	SPAN("b0", "\"parent_id\":\"s0\",", "backward", 1000000100, ",\"step\":\"backward\"")
-	MEM(1000000101, "a0", "b0", 21474836480, "free", "activation")
-	END("b0", 10)
-	END("s0", 200)
-	SPAN("s1", "\"parent_id\":\"r\",", "train_step#1", 2000000000, "")
-	SPAN("f1", "\"parent_id\":\"s1\",", "forward", 2000000000, ",\"step\":\"forward\"")
-	MEM(2041000000, "a1", "f1", 54760833024, "alloc", "activation")
-	"{\"kind\":\"device_memory\",\"timestamp_ns\":2041000001,\"device\":\"cuda:0\",\"used_bytes\":84825604096,"
-	"\"free_bytes\":1073741824,\"reserved_bytes\":75161927680}\n"
-	"{\"kind\":\"memory\",\"timestamp_ns\":2041000";
+ * a 51 GiB activation, while writing line 16. Built as ingest reads that
+ * cut trace: the spans run, train_step#1 and its forward never end, and
+ * the source is marked truncated at line 16 before finalize. */
+static cg_timeline *cut_trace(void)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_span(tl, "r", NULL, "run", 0, UINT64_MAX, CG_PHASE_NONE);
+	tu_mem(tl, 5, "w", "r", "cuda:0", 10737418240, A, CG_CAT_PARAMETER, NULL);
+	tu_span(tl, "s0", "r", "train_step#0", 1000000000, 1000000200, CG_PHASE_NONE);
+	tu_span(tl, "f0", "s0", "forward", 1000000001, 1000000011, CG_PHASE_FORWARD);
+	tu_mem(tl, 1000000002, "a0", "f0", "cuda:0", 21474836480, A, CG_CAT_ACTIVATION, NULL);
+	tu_span(tl, "b0", "s0", "backward", 1000000100, 1000000110, CG_PHASE_BACKWARD);
+	tu_mem(tl, 1000000101, "a0", "b0", "cuda:0", 21474836480, F, CG_CAT_ACTIVATION, NULL);
+	tu_span(tl, "s1", "r", "train_step#1", 2000000000, UINT64_MAX, CG_PHASE_NONE);
+	tu_span(tl, "f1", "s1", "forward", 2000000000, UINT64_MAX, CG_PHASE_FORWARD);
+	tu_mem(tl, 2041000000, "a1", "f1", "cuda:0", 54760833024, A, CG_CAT_ACTIVATION, NULL);
+	tu_devmem(tl, 2041000001, "cuda:0", 84825604096, 1073741824, 75161927680);
+	tl->source.truncated = true;
+	tl->source.truncated_line = 16;
+	tl->source.truncation_note =
+		cg_strdup("trace ends mid-record at line 16 (the recording process probably died)");
+	tu_tl_finalize(tl);
+	return tl;
+}
 
 static uint32_t span_index(const cg_timeline *tl, const char *id)
 {
@@ -69,7 +65,8 @@ static uint32_t span_index(const cg_timeline *tl, const char *id)
 
 static void a_cut_off_trace_gets_a_verdict_in_plain_words(void **state)
 {
-	cg_timeline *tl = tu_ingest_text(cut_trace);
+	cg_timeline *tl = cut_trace();
+	/* finalize keeps the mark ingest sets */
 	assert_true(tl->source.truncated);
 	assert_int_equal(tl->source.truncated_line, 16);
 	inputs x = {.live = 61 * GiB};

@@ -1,6 +1,6 @@
 /* Gradients pass: counts per state, and the parameters whose gradient was
  * missing or not finite. */
-#include "testutil.h"
+#include "tlbuild.h"
 
 #include <math.h>
 

@@ -9,7 +9,7 @@
  *
  *   candidates 3*64 + 3*4 + 16 + 8 = 228 B in 8 allocations
  *   per step: 68, 68, 84; outside the steps: 8 */
-#include "testutil.h"
+#include "tlbuild.h"
 
 #include <string.h>
 

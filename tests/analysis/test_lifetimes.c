@@ -1,6 +1,6 @@
 /* Lifetimes pass: log-scaled lifetime buckets per category, temporaries,
  * and what has no lifetime (never freed, allocated before the trace). */
-#include "testutil.h"
+#include "tlbuild.h"
 
 #include "lifetimes.h"
 

@@ -1,6 +1,6 @@
 /* Live-set pass: what was live at a moment, rebuilt from the pairing;
  * bytes by category from running sums, also without pairing. */
-#include "testutil.h"
+#include "tlbuild.h"
 
 #include "liveset.h"
 

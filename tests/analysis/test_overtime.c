@@ -16,7 +16,7 @@
  *
  * Windows: step#0 [100, 199], step#1 [200, 299]; forward [110, 149] and
  * [210, 249]; backward [150, 189] and [250, 289]. */
-#include "testutil.h"
+#include "tlbuild.h"
 
 #include "overtime.h"
 

@@ -1,6 +1,6 @@
 /* Span-path tree: bytes by allocating span path, same names merged under
  * the same parent, children in time order, own and total bytes per node. */
-#include "testutil.h"
+#include "tlbuild.h"
 
 #include <string.h>
 

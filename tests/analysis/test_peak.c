@@ -1,6 +1,7 @@
 /* Peak pass: the largest live bytes per device, when first reached, by
- * which record, and how many times. Every answer is worked out by hand. */
-#include "testutil.h"
+ * which record, and how many times; the devices ranked by peak. Every
+ * answer is worked out by hand. */
+#include "tlbuild.h"
 
 #include "peak.h"
 
@@ -124,6 +125,66 @@ static void a_device_without_records_peaks_at_nothing(void **state)
 	cg_timeline_free(tl);
 }
 
+/* Peaks: d0 50, d1 200, d2 50, d3 300, d4 none (a checkpoint only), d5
+ * 200: largest first, equal peaks in device order: d3, d1, d5, d0, d2, d4. */
+static void devices_by_peak_are_largest_first_and_equal_peaks_in_device_order(void **state)
+{
+	cg_timeline *tl = tu_tl_new();
+	static const uint64_t bytes[6] = {50, 200, 50, 300, 0, 200};
+	for (int d = 0; d < 6; d++) {
+		char name[16];
+		snprintf(name, sizeof name, "cuda:%d", d);
+		if (d == 4)
+			tu_devmem(tl, 1, name, 10, 90, UINT64_MAX);
+		else
+			tu_mem(tl, (uint64_t)(10 - d), "x", NULL, name, bytes[d], A, CG_CAT_ACTIVATION, NULL);
+	}
+	tu_tl_finalize(tl);
+	cg_peak_result *p = peak(tl);
+	assert_int_equal(p->ndevices, 6);
+	static const uint32_t order[6] = {3, 1, 5, 0, 2, 4};
+	for (int k = 0; k < 6; k++)
+		assert_int_equal(p->by_peak[k], order[k]);
+	cg_peak_free(p);
+	cg_timeline_free(tl);
+}
+
+/* 1000 devices of 8 B each and one of 9 B in the middle: the 9 B device,
+ * then every other in device order (a sort must not shuffle the ties). */
+static void many_equal_peaks_keep_device_order(void **state)
+{
+	enum { N = 1001, BIG = 500 };
+	cg_timeline *tl = tu_tl_new();
+	for (int d = 0; d < N; d++) {
+		char name[16];
+		snprintf(name, sizeof name, "cpu:%d", d);
+		tu_mem(tl, (uint64_t)(N - d), "x", NULL, name, d == BIG ? 9 : 8, A, CG_CAT_INPUT, NULL);
+	}
+	tu_tl_finalize(tl);
+	cg_peak_result *p = peak(tl);
+	assert_int_equal(p->by_peak[0], BIG);
+	for (uint32_t k = 1, d = 0; k < N; k++, d++) {
+		if (d == BIG)
+			d++;
+		assert_int_equal(p->by_peak[k], d);
+	}
+	cg_peak_free(p);
+	cg_timeline_free(tl);
+}
+
+/* Only spans: no devices, nothing to rank; freeing nothing is allowed. */
+static void a_timeline_without_devices_has_no_peaks(void **state)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_span(tl, "r", NULL, "run", 0, 10, CG_PHASE_NONE);
+	tu_tl_finalize(tl);
+	cg_peak_result *p = peak(tl);
+	assert_int_equal(p->ndevices, 0);
+	cg_peak_free(p);
+	cg_peak_free(NULL);
+	cg_timeline_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +194,9 @@ int main(void)
 		cmocka_unit_test(a_reused_id_is_a_new_allocation),
 		cmocka_unit_test(each_device_has_its_own_peak),
 		cmocka_unit_test(a_device_without_records_peaks_at_nothing),
+		cmocka_unit_test(devices_by_peak_are_largest_first_and_equal_peaks_in_device_order),
+		cmocka_unit_test(many_equal_peaks_keep_device_order),
+		cmocka_unit_test(a_timeline_without_devices_has_no_peaks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* Allocator replay: reserved bytes and both fragmentation figures of the
  * caching-allocator model, on traces worked out on paper. */
-#include "testutil.h"
+#include "tlbuild.h"
 
 #include "replay.h"
 

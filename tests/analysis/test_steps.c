@@ -1,5 +1,5 @@
 /* Steps pass: finding the repeating training steps and the step of every span. */
-#include "testutil.h"
+#include "tlbuild.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* Two runs on one time axis: plain normalised time, or phase boundaries
  * aligned. Positions worked out by hand. */
-#include "testutil.h"
+#include "tlbuild.h"
 
 #include <math.h>
 

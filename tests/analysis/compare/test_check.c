@@ -1,14 +1,18 @@
-/* cgmem check: every limit passing and failing, with the exact lines and
- * exit statuses, on runs worked out by hand (tests/difftrace.h).
+/* Limits on a run (cg_check_run): every limit holding at its exact figure
+ * and failing one unit below it, devices judged one or all, growth against
+ * a baseline (a device it lacks, a peak of 0, sizes whose products
+ * overflow 64 bits), fragmentation without checkpoints, and the usage
+ * errors. The command's lines and exit statuses are tested end to end in
+ * tests/cli/test_check_cli.c, on the same runs.
  *
- * leaky.jsonl (cuda:0): w 100 B, then per step act 64 B and a 4 B loss
- * that is kept. Peak 100 + 64 + 3 * 4 = 176 B at t = 312; live at the end
- * 100 + 12: leaked 12 B (the parameter is no leak). Checkpoints reserve
- * 300 B at t = 120, 220, 320 where live is 168, 172, 176: fragmentation
- * 132/300 = 0.44 (the largest, at 120 ns), 0.4267, 0.4133.
- * base.jsonl: the same run freeing its losses: peak 168 B. Growth
- * (176 - 168) / 168 = 4.7619047... %. */
-#include "testutil.h"
+ * leaky (difftrace.h, cuda:0): w 100 B, then per step act 64 B and a 4 B
+ * loss that is kept. Peak 100 + 64 + 3 * 4 = 176 B at t = 312; live at the
+ * end 100 + 12: leaked 12 B (the parameter is no leak). Checkpoints
+ * reserve 300 B at t = 120, 220, 320 where live is 168, 172, 176:
+ * fragmentation 132/300 = 0.44 (the largest, at 120 ns), 0.4267, 0.4133.
+ * base: the same run freeing its losses: peak 100 + 64 + 4 = 168 B at
+ * t = 112. Growth (176 - 168) / 168 = 4.7619047... %. */
+#include "tlbuild.h"
 
 #include <string.h>
 
@@ -16,249 +20,278 @@
 #include "check.h"
 #include "difftrace.h"
 
-/* Copies: tu_path's buffers are reused. */
-static char *leaky, *base, *two;
+typedef struct run {
+	cg_timeline *tl;
+	cg_analysis *a;
+} run;
 
-static int setup(void **state)
+static run analyse(cg_timeline *tl)
 {
-	static char buf[16384];
+	run r = {tl, NULL};
+	assert_int_equal(cg_analysis_run(&r.a, tl, NULL, NULL), 0);
+	return r;
+}
+
+static run dt_run(bool leaky)
+{
 	run_spec s = RUN_SPEC_INIT;
 	s.loss = true;
-	base = strdup(tu_write("base.jsonl", dt_trace(&s, buf, sizeof buf), (size_t)-1));
-	s.keep_loss = true;
-	s.reserved = 300;
-	leaky = strdup(tu_write("leaky.jsonl", dt_trace(&s, buf, sizeof buf), (size_t)-1));
-	/* cuda:0 peaks at 100 B, cuda:1 at 300 B; no spans, no checkpoints */
-	two = strdup(tu_write("two.jsonl",
-		       "{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\"}\n"
-		       "{\"kind\":\"memory\",\"timestamp_ns\":1,\"tensor_id\":\"a\",\"span_id\":\"s\",\"device\":\"cuda:0\","
-		       "\"bytes\":100,\"action\":\"alloc\",\"dtype\":\"f32\",\"category\":\"activation\"}\n"
-		       "{\"kind\":\"memory\",\"timestamp_ns\":2,\"tensor_id\":\"b\",\"span_id\":\"s\",\"device\":\"cuda:1\","
-		       "\"bytes\":300,\"action\":\"alloc\",\"dtype\":\"f32\",\"category\":\"parameter\"}\n"
-		       "{\"kind\":\"memory\",\"timestamp_ns\":3,\"tensor_id\":\"a\",\"span_id\":\"s\",\"device\":\"cuda:0\","
-		       "\"bytes\":100,\"action\":\"free\",\"dtype\":\"f32\"}\n",
-		       (size_t)-1));
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	free(leaky);
-	free(base);
-	free(two);
-	return 0;
-}
-
-/* Runs cgmem with up to 15 arguments (the list ends at the first NULL). */
-static int run(char **out, char **err, const char *const *a)
-{
-	return tu_run(out, err, NULL, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
-		      a[12], a[13], a[14], NULL);
-}
-
-static void expect(const char *const *args, int status, const char *stdout_text)
-{
-	char *out, *err;
-	int rc = run(&out, &err, args);
-	if (rc != status)
-		fail_msg("exit %d, expected %d; stderr: %s", rc, status, err);
-	if (stdout_text && strcmp(out, stdout_text) != 0)
-		fail_msg("stdout:\n%s\nexpected:\n%s", out, stdout_text);
-	free(out);
-	free(err);
-}
-
-static void every_limit_holding_exits_zero_with_one_line_each(void **state)
-{
-	const char *args[16] = {"check", leaky, "--max-peak", "176", "--max-fragmentation", "0.44", "--max-leaked", "12",
-				"--baseline", base, "--max-growth", "4.761905", "-q"};
-	expect(args, 0,
-	       "ok    max-peak cuda:0: 176 B <= 176 B\n"
-	       "ok    max-fragmentation cuda:0: 0.44 (largest at a checkpoint at 120 ns) <= 0.44\n"
-	       "ok    max-leaked cuda:0: 12 B <= 12 B\n"
-	       "ok    max-growth cuda:0: +4.7619 % (168 B -> 176 B) <= 4.761905 %\n");
-}
-
-static void every_limit_failing_exits_three(void **state)
-{
-	const char *args[16] = {"check", leaky, "--max-peak", "175", "--max-fragmentation", "43%", "--max-leaked", "11",
-				"--baseline", base, "--max-growth", "4.761904", "-q"};
-	expect(args, 3,
-	       "FAIL  max-peak cuda:0: 176 B > 175 B\n"
-	       "FAIL  max-fragmentation cuda:0: 0.44 (largest at a checkpoint at 120 ns) > 0.43\n"
-	       "FAIL  max-leaked cuda:0: 12 B > 11 B\n"
-	       "FAIL  max-growth cuda:0: +4.7619 % (168 B -> 176 B) > 4.761904 %\n");
-}
-
-static void one_failing_limit_among_holding_ones_exits_three(void **state)
-{
-	const char *args[16] = {"check", leaky, "--max-peak", "1GiB", "--max-leaked", "8", "-q"};
-	expect(args, 3,
-	       "ok    max-peak cuda:0: 176 B <= 1.00 GiB (1,073,741,824 B)\n"
-	       "FAIL  max-leaked cuda:0: 12 B > 8 B\n");
-}
-
-/* 0.171875 KiB is 176 bytes exactly. */
-static void sizes_take_units(void **state)
-{
-	const char *args[16] = {"check", leaky, "--max-peak", "0.171875KiB", "-q"};
-	expect(args, 0, "ok    max-peak cuda:0: 176 B <= 176 B\n");
-	const char *mb[16] = {"check", leaky, "--max-peak", "1.5G", "--max-leaked", "500MB", "-q"};
-	expect(mb, 0,
-	       "ok    max-peak cuda:0: 176 B <= 1.50 GiB (1,610,612,736 B)\n"
-	       "ok    max-leaked cuda:0: 12 B <= 476.8 MiB (500,000,000 B)\n");
-}
-
-static void bad_values_and_missing_limits_are_usage_errors(void **state)
-{
-	struct {
-		const char *args[8];
-		const char *message;
-	} cases[] = {
-		{{"check", NULL}, "no trace file given"},
-		{{"check", "a.jsonl", "b.jsonl", "--max-peak", "1", NULL}, "give exactly one trace file"},
-		{{"check", "a.jsonl", NULL}, "no limit given"},
-		{{"check", "a.jsonl", "--max-peak", "lots", NULL}, "--max-peak: 'lots' is not a size"},
-		{{"check", "a.jsonl", "--max-peak", "12XB", NULL}, "--max-peak: '12XB' is not a size"},
-		{{"check", "a.jsonl", "--max-peak", "-5", NULL}, "--max-peak: '-5' is not a size"},
-		{{"check", "a.jsonl", "--max-leaked", "", NULL}, "--max-leaked: '' is not a size"},
-		{{"check", "a.jsonl", "--max-fragmentation", "1.5", NULL}, "'1.5' is not a ratio from 0 to 1"},
-		{{"check", "a.jsonl", "--max-fragmentation", "0.3x", NULL}, "'0.3x' is not a ratio"},
-		{{"check", "a.jsonl", "--max-fragmentation", "120%", NULL}, "'120%' is not a ratio"},
-		{{"check", "a.jsonl", "--max-fragmentation", ".", NULL}, "'.' is not a ratio"},
-		{{"check", "a.jsonl", "--max-growth", "5", NULL}, "--max-growth needs --baseline FILE"},
-		{{"check", "a.jsonl", "--baseline", "b.jsonl", "--max-peak", "1", NULL}, "--baseline needs --max-growth"},
-		{{"check", "a.jsonl", "--baseline", "b", "--max-growth", "-5", NULL}, "'-5' is not a percentage"},
-		{{"check", "a.jsonl", "--baseline", "b", "--max-growth", "5 %", NULL}, "'5 %' is not a percentage"},
-		{{"check", "a.jsonl", "--baseline", "b", "--max-growth", "1.1234567", NULL}, "is not a percentage"},
-		{{"check", "a.jsonl", "--baseline", "b", "--max-growth", "1e3", NULL}, "'1e3' is not a percentage"},
-		{{"check", "a.jsonl", "--max-peak", "1", "--device", "", NULL}, "--device: no device name given"},
-		{{"check", "a.jsonl", "--max-peak", NULL}, "option --max-peak needs a value (SIZE)"},
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char *out, *err;
-		const char **a = cases[i].args;
-		int rc = tu_run(&out, &err, NULL, a[0], a[1], a[2], a[3], a[4], a[5], a[6], NULL);
-		if (rc != 2 || !strstr(err, cases[i].message))
-			fail_msg("case %zu: exit %d, stderr: %s", i, rc, err);
-		assert_string_equal(out, "");
-		free(out);
-		free(err);
+	if (leaky) {
+		s.keep_loss = true;
+		s.reserved = 300;
 	}
+	return analyse(dt_timeline(&s));
 }
 
-static void unreadable_inputs_exit_one(void **state)
+/* cuda:0 peaks at 100 B (freed at the end), cuda:1 at 300 B; no spans, no checkpoints. */
+static run two_devices(void)
 {
-	char *out, *err;
-	int rc = tu_run(&out, &err, NULL, "check", tu_path("missing.jsonl"), "--max-peak", "1", NULL);
-	assert_int_equal(rc, 1);
-	assert_non_null(strstr(err, "missing.jsonl: No such file or directory"));
-	free(out);
-	free(err);
-	rc = tu_run(&out, &err, NULL, "check", leaky, "--baseline", tu_path("gone.jsonl"), "--max-growth", "5", NULL);
-	assert_int_equal(rc, 1);
-	assert_non_null(strstr(err, "gone.jsonl: No such file or directory"));
-	assert_string_equal(out, "");
-	free(out);
-	free(err);
-	const char *junk = tu_write("junk.jsonl", "not a trace at all\n", (size_t)-1);
-	rc = tu_run(&out, &err, NULL, "check", junk, "--max-peak", "1", "-q", NULL);
-	assert_int_equal(rc, 1);
-	free(out);
-	free(err);
+	cg_timeline *tl = tu_tl_new();
+	tu_mem(tl, 1, "a", NULL, "cuda:0", 100, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 2, "b", NULL, "cuda:1", 300, CG_ALLOC, CG_CAT_PARAMETER, NULL);
+	tu_mem(tl, 3, "a", NULL, "cuda:0", 100, CG_FREE, CG_CAT_ACTIVATION, NULL);
+	tu_tl_finalize(tl);
+	return analyse(tl);
+}
+
+/* One device whose peak is a single allocation of bytes. */
+static run one_alloc(const char *device, uint64_t bytes)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_mem(tl, 1, "a", NULL, device, bytes, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_tl_finalize(tl);
+	return analyse(tl);
+}
+
+static void release(run *r)
+{
+	cg_analysis_free(r->a);
+	cg_timeline_free(r->tl);
+}
+
+static cg_check_result *check(const run *r, const run *baseline, const cg_check_limits *l)
+{
+	cg_check_result *res;
+	cg_error err = CG_ERROR_INIT;
+	if (cg_check_run(&res, r->a, baseline ? baseline->a : NULL, l, &err) != 0)
+		fail_msg("check failed: %s", err.msg);
+	return res;
+}
+
+/* All four limits; growth in millionths of a percent. */
+static cg_check_limits all_limits(uint64_t peak, double fragmentation, uint64_t leaked, uint64_t growth)
+{
+	cg_check_limits l = CG_CHECK_LIMITS_INIT;
+	l.peak = l.fragmentation = l.leaked = l.growth = true;
+	l.max_peak = peak;
+	l.max_fragmentation = fragmentation;
+	l.max_leaked = leaked;
+	l.max_growth_millionths = growth;
+	return l;
+}
+
+/* Growth 4.7619047 %: 4.761905 % holds ((176 - 168) * 10^8 = 800,000,000
+ * <= 4,761,905 * 168 = 800,000,040). */
+static void every_limit_at_its_exact_figure_holds(void **state)
+{
+	run base = dt_run(false), leaky = dt_run(true);
+	cg_check_limits l = all_limits(176, 0.44, 12, 4761905);
+	cg_check_result *r = check(&leaky, &base, &l);
+	assert_int_equal(r->n, 4);
+	assert_int_equal(r->failed, 0);
+	const cg_check_verdict *v = r->verdicts;
+	for (int k = 0; k < CG_CHECK_KIND_COUNT; k++) {
+		assert_int_equal(v[k].kind, k); /* in the order of the kinds */
+		assert_string_equal(v[k].device, "cuda:0");
+		assert_true(v[k].ok);
+		assert_true(v[k].measured);
+	}
+	assert_int_equal(v[CG_CHECK_PEAK].bytes, 176);
+	assert_int_equal(v[CG_CHECK_PEAK].t_ns, 312);
+	assert_int_equal(v[CG_CHECK_FRAGMENTATION].source, CG_FRAG_CHECKPOINT);
+	assert_true(v[CG_CHECK_FRAGMENTATION].value == 132.0 / 300.0);
+	assert_int_equal(v[CG_CHECK_FRAGMENTATION].t_ns, 120);
+	assert_int_equal(v[CG_CHECK_LEAKED].bytes, 12);
+	assert_int_equal(v[CG_CHECK_GROWTH].bytes, 176);
+	assert_int_equal(v[CG_CHECK_GROWTH].base_bytes, 168);
+	assert_true(v[CG_CHECK_GROWTH].in_baseline);
+	assert_false(v[CG_CHECK_GROWTH].unbounded);
+	assert_true(v[CG_CHECK_GROWTH].value == 8.0 / 168.0 * 100.0);
+	cg_check_free(r);
+	release(&leaky);
+	release(&base);
+}
+
+/* One unit below each: 175 B, 0.43, 11 B, 4.761904 % (4,761,904 * 168 =
+ * 799,999,872 < 800,000,000). */
+static void every_limit_one_unit_below_its_figure_fails(void **state)
+{
+	run base = dt_run(false), leaky = dt_run(true);
+	cg_check_limits l = all_limits(175, 0.43, 11, 4761904);
+	cg_check_result *r = check(&leaky, &base, &l);
+	assert_int_equal(r->n, 4);
+	assert_int_equal(r->failed, 4);
+	for (size_t i = 0; i < r->n; i++) {
+		assert_false(r->verdicts[i].ok);
+		assert_true(r->verdicts[i].measured); /* known, and over the limit */
+	}
+	assert_int_equal(r->verdicts[CG_CHECK_PEAK].bytes, 176);
+	assert_int_equal(r->verdicts[CG_CHECK_LEAKED].bytes, 12);
+	cg_check_free(r);
+	release(&leaky);
+	release(&base);
+}
+
+static void only_the_limits_asked_for_are_judged(void **state)
+{
+	run leaky = dt_run(true);
+	cg_check_limits l = CG_CHECK_LIMITS_INIT;
+	l.leaked = true;
+	l.max_leaked = 8;
+	cg_check_result *r = check(&leaky, NULL, &l);
+	assert_int_equal(r->n, 1);
+	assert_int_equal(r->verdicts[0].kind, CG_CHECK_LEAKED);
+	assert_false(r->verdicts[0].ok); /* 12 B > 8 B */
+	assert_int_equal(r->failed, 1);
+	cg_check_free(r);
+	l = (cg_check_limits)CG_CHECK_LIMITS_INIT;
+	r = check(&leaky, NULL, &l);
+	assert_int_equal(r->n, 0);
+	assert_int_equal(r->failed, 0);
+	cg_check_free(r);
+	release(&leaky);
 }
 
 static void every_device_is_judged_unless_one_is_named(void **state)
 {
-	const char *all[16] = {"check", two, "--max-peak", "200", "-q"};
-	expect(all, 3,
-	       "ok    max-peak cuda:0: 100 B <= 200 B\n"
-	       "FAIL  max-peak cuda:1: 300 B > 200 B\n");
-	const char *one[16] = {"check", two, "--max-peak", "200", "--device", "cuda:0", "-q"};
-	expect(one, 0, "ok    max-peak cuda:0: 100 B <= 200 B\n");
-	char *out, *err;
-	int rc = tu_run(&out, &err, NULL, "check", two, "--max-peak", "200", "--device", "cuda:7", "-q", NULL);
-	assert_int_equal(rc, 2);
-	assert_non_null(strstr(err, "has no device named 'cuda:7'"));
-	free(out);
-	free(err);
+	run two = two_devices();
+	cg_check_limits l = CG_CHECK_LIMITS_INIT;
+	l.peak = true;
+	l.max_peak = 200;
+	cg_check_result *r = check(&two, NULL, &l);
+	assert_int_equal(r->n, 2);
+	assert_string_equal(r->verdicts[0].device, "cuda:0");
+	assert_int_equal(r->verdicts[0].bytes, 100);
+	assert_true(r->verdicts[0].ok);
+	assert_string_equal(r->verdicts[1].device, "cuda:1");
+	assert_int_equal(r->verdicts[1].bytes, 300);
+	assert_false(r->verdicts[1].ok);
+	assert_int_equal(r->failed, 1);
+	cg_check_free(r);
+
+	l.device = "cuda:1";
+	r = check(&two, NULL, &l);
+	assert_int_equal(r->n, 1);
+	assert_string_equal(r->verdicts[0].device, "cuda:1");
+	assert_int_equal(r->failed, 1);
+	cg_check_free(r);
+	release(&two);
 }
 
-/* two.jsonl against base.jsonl: cuda:0 from 168 B to 100 B is -40.476 %;
+static void a_device_the_run_lacks_or_growth_without_baseline_is_a_usage_error(void **state)
+{
+	run two = two_devices();
+	cg_check_limits l = CG_CHECK_LIMITS_INIT;
+	l.peak = true;
+	l.max_peak = 200;
+	l.device = "cuda:7";
+	cg_check_result dummy, *r = &dummy; /* set to NULL on failure */
+	cg_error err = CG_ERROR_INIT;
+	assert_int_equal(cg_check_run(&r, two.a, NULL, &l, &err), CG_EUSAGE);
+	assert_null(r);
+	assert_string_equal(err.msg, "test.jsonl has no device named 'cuda:7'");
+	/* a prefix of a name is not the name */
+	l.device = "cuda";
+	assert_int_equal(cg_check_run(&r, two.a, NULL, &l, NULL), CG_EUSAGE);
+
+	l = (cg_check_limits)CG_CHECK_LIMITS_INIT;
+	l.growth = true;
+	l.max_growth_millionths = 5000000;
+	r = &dummy;
+	assert_int_equal(cg_check_run(&r, two.a, NULL, &l, &err), CG_EUSAGE);
+	assert_null(r);
+	assert_non_null(strstr(err.msg, "baseline"));
+	release(&two);
+}
+
+/* two against base: cuda:0 from 168 B to 100 B is -68/168 = -40.476 %;
  * cuda:1 is not in the baseline: its growth has no bound. */
 static void a_device_the_baseline_lacks_grew_without_bound(void **state)
 {
-	const char *args[16] = {"check", two, "--baseline", base, "--max-growth", "5", "-q"};
-	expect(args, 3,
-	       "ok    max-growth cuda:0: -40.4762 % (168 B -> 100 B) <= 5 %\n"
-	       "FAIL  max-growth cuda:1: unbounded (0 B -> 300 B) > 5 % (not in the baseline)\n");
+	run base = dt_run(false), two = two_devices();
+	cg_check_limits l = CG_CHECK_LIMITS_INIT;
+	l.growth = true;
+	l.max_growth_millionths = 5000000;
+	cg_check_result *r = check(&two, &base, &l);
+	assert_int_equal(r->n, 2);
+	const cg_check_verdict *v = r->verdicts;
+	assert_true(v[0].ok);
+	assert_true(v[0].in_baseline);
+	assert_int_equal(v[0].base_bytes, 168);
+	assert_true(v[0].value == -(68.0 / 168.0 * 100.0));
+	assert_false(v[1].ok);
+	assert_false(v[1].in_baseline);
+	assert_true(v[1].unbounded);
+	assert_int_equal(v[1].base_bytes, 0);
+	assert_int_equal(v[1].bytes, 300);
+	assert_int_equal(r->failed, 1);
+	cg_check_free(r);
+	release(&two);
+	release(&base);
 }
 
-static void json_verdicts_hold_the_exact_figures(void **state)
+/* A baseline device whose peak is 0: any growth is unbounded; no growth is 0 %. */
+static void growth_from_a_peak_of_zero_is_unbounded(void **state)
 {
-	char *out, *err;
-	int rc = tu_run(&out, &err, NULL, "check", leaky, "--max-peak", "175", "--max-fragmentation", "0.5",
-			"--max-leaked", "12", "--baseline", base, "--max-growth", "2.5%", "--json", "-q", NULL);
-	assert_int_equal(rc, 3);
-	cJSON *j = cJSON_Parse(out);
-	assert_non_null(j);
-	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "schema", NULL)), "cgmem/check/1");
-	assert_true(cJSON_IsFalse(tu_json_at(j, "ok", NULL)));
-	assert_int_equal(tu_json_u64(j, "failed", NULL), 2);
-	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "baseline", NULL)), base);
-	assert_int_equal(cJSON_GetArraySize(tu_json_at(j, "limits", NULL)), 4);
-	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "limits", "0", "limit", NULL)), "max-peak");
-	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "limits", "0", "device", NULL)), "cuda:0");
-	assert_true(cJSON_IsFalse(tu_json_at(j, "limits", "0", "ok", NULL)));
-	assert_int_equal(tu_json_u64(j, "limits", "0", "measured", NULL), 176);
-	assert_int_equal(tu_json_u64(j, "limits", "0", "max", NULL), 175);
-	assert_int_equal(tu_json_u64(j, "limits", "0", "time_ns", NULL), 312);
-	assert_true(cJSON_IsTrue(tu_json_at(j, "limits", "1", "ok", NULL)));
-	assert_true(cJSON_GetNumberValue(tu_json_at(j, "limits", "1", "measured", NULL)) == 132.0 / 300.0);
-	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "limits", "1", "source", NULL)), "checkpoint");
-	assert_int_equal(tu_json_u64(j, "limits", "1", "time_ns", NULL), 120);
-	assert_int_equal(tu_json_u64(j, "limits", "2", "measured", NULL), 12);
-	assert_true(cJSON_IsTrue(tu_json_at(j, "limits", "2", "ok", NULL)));
-	assert_true(cJSON_IsFalse(tu_json_at(j, "limits", "3", "ok", NULL)));
-	assert_true(cJSON_GetNumberValue(tu_json_at(j, "limits", "3", "measured", NULL)) == 8.0 / 168.0 * 100.0);
-	assert_true(cJSON_GetNumberValue(tu_json_at(j, "limits", "3", "max", NULL)) == 2.5);
-	assert_int_equal(tu_json_u64(j, "limits", "3", "baseline_peak_bytes", NULL), 168);
-	assert_int_equal(tu_json_u64(j, "limits", "3", "peak_bytes", NULL), 176);
-	cJSON_Delete(j);
-	free(out);
-	free(err);
+	run zero = one_alloc("cuda:0", 0), some = one_alloc("cuda:0", 1);
+	cg_check_limits l = CG_CHECK_LIMITS_INIT;
+	l.growth = true;
+	l.max_growth_millionths = UINT64_MAX;
+	cg_check_result *r = check(&some, &zero, &l);
+	assert_true(r->verdicts[0].in_baseline);
+	assert_true(r->verdicts[0].unbounded);
+	assert_false(r->verdicts[0].ok);
+	cg_check_free(r);
+	r = check(&zero, &zero, &l);
+	assert_false(r->verdicts[0].unbounded);
+	assert_true(r->verdicts[0].ok);
+	assert_true(r->verdicts[0].value == 0.0);
+	cg_check_free(r);
+	release(&some);
+	release(&zero);
 }
 
-/* Every input report reads: gzip, a cut trace, a PyTorch profiler trace;
- * the peaks are the oracles'. */
-static void works_on_every_input_report_reads(void **state)
+/* Base 2^63 B, new 2^63 + 2^62 B: exactly 50 % growth, whose products
+ * (2^62 * 10^8 and 5 * 10^7 * 2^63) overflow 64 bits. 50 % holds, one
+ * millionth less fails. */
+static void growth_is_judged_exactly_beyond_64_bit_products(void **state)
 {
-	cJSON *o = tu_json_file(tu_sample("mlp_adam.oracle.json"));
-	uint64_t peak = tu_json_u64(o, "peak_total_allocated_bytes", NULL);
-	cJSON_Delete(o);
-	char limit[32], below[32];
-	snprintf(limit, sizeof limit, "%llu", (unsigned long long)peak);
-	snprintf(below, sizeof below, "%llu", (unsigned long long)peak - 1);
-	const char *gz[16] = {"check", tu_sample("mlp_adam.jsonl.gz"), "--max-peak", limit, "--baseline",
-			      tu_sample("mlp_adam.jsonl"), "--max-growth", "0", "-q"};
-	expect(gz, 0,
-	       "ok    max-peak cpu: 15.44 MiB (16,190,672 B) <= 15.44 MiB (16,190,672 B)\n"
-	       "ok    max-growth cpu: +0 % (15.44 MiB -> 15.44 MiB) <= 0 %\n");
-	o = tu_json_file(tu_sample("mlp_adam_cut.oracle.json"));
-	assert_int_equal(tu_json_u64(o, "peak_total_allocated_bytes", NULL), peak);
-	cJSON_Delete(o);
-	const char *cut[16] = {"check", tu_sample("mlp_adam_cut.jsonl"), "--max-peak", below, "-q"};
-	expect(cut, 3, "FAIL  max-peak cpu: 15.44 MiB (16,190,672 B) > 15.44 MiB (16,190,671 B)\n");
+	run base = one_alloc("cuda:0", 1ull << 63), grown = one_alloc("cuda:0", (1ull << 63) + (1ull << 62));
+	cg_check_limits l = CG_CHECK_LIMITS_INIT;
+	l.growth = true;
+	l.max_growth_millionths = 50000000;
+	cg_check_result *r = check(&grown, &base, &l);
+	assert_true(r->verdicts[0].ok);
+	assert_true(r->verdicts[0].value == 50.0);
+	cg_check_free(r);
+	l.max_growth_millionths = 49999999;
+	r = check(&grown, &base, &l);
+	assert_false(r->verdicts[0].ok);
+	cg_check_free(r);
+	release(&grown);
+	release(&base);
 
-	o = tu_json_file(tu_sample("external/tracelens_h100_bert_small.oracle.json"));
-	peak = tu_json_u64(o, "devices", "1:0", "max_total_allocated", NULL);
-	cJSON_Delete(o);
-	snprintf(limit, sizeof limit, "%llu", (unsigned long long)peak);
-	const char *torch[16] = {"check", tu_sample("external/tracelens_h100_bert_small.json.gz"), "--max-peak", limit,
-				 "--device", "cuda:0", "--max-fragmentation", "0.5", "-q"};
-	expect(torch, 0,
-	       "ok    max-peak cuda:0: 96.61 MiB (101,305,344 B) <= 96.61 MiB (101,305,344 B)\n"
-	       "ok    max-fragmentation cuda:0: 0.248893 (largest at a checkpoint at 4.84 ms) <= 0.5\n");
+	/* 2^64 - 1 against 1 B: growth (2^64 - 2) * 100 %, over even the largest limit */
+	base = one_alloc("cuda:0", 1);
+	grown = one_alloc("cuda:0", UINT64_MAX);
+	l.max_growth_millionths = UINT64_MAX;
+	r = check(&grown, &base, &l);
+	assert_false(r->verdicts[0].ok);
+	assert_false(r->verdicts[0].unbounded);
+	assert_int_equal(r->verdicts[0].bytes, UINT64_MAX);
+	cg_check_free(r);
+	release(&grown);
+	release(&base);
 }
 
 /* Without checkpoints: the replay's estimate on a GPU, nothing on a CPU,
@@ -302,51 +335,44 @@ static void fragmentation_without_checkpoints(void **state)
 	cg_timeline_free(tl);
 }
 
-/* The bytes check judges are the leaks pass's on every sample. */
+/* The bytes judged are the leaks pass's candidates: the kept losses. */
 static void leaked_bytes_are_the_leak_candidates(void **state)
 {
-	const char *names[] = {"mlp_adam.jsonl", "cnn_sgd.jsonl", "leak_loss_history.jsonl", "mlp_adam_cut.jsonl"};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
-		cg_timeline *tl;
-		cg_analysis *a;
-		assert_int_equal(cg_ingest(&tl, tu_sample(names[i]), &o, NULL), 0);
-		assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
-		assert_int_equal(cg_leaks_candidate_bytes(a->at_end->devices[0].by_category), a->leaks->devices[0].bytes);
-		cg_analysis_free(a);
-		cg_timeline_free(tl);
-	}
+	run leaky = dt_run(true);
+	cg_check_limits l = CG_CHECK_LIMITS_INIT;
+	l.leaked = true;
+	l.max_leaked = UINT64_MAX;
+	cg_check_result *r = check(&leaky, NULL, &l);
+	assert_int_equal(r->verdicts[0].bytes, 12);
+	assert_int_equal(leaky.a->leaks->devices[0].bytes, 12);
+	assert_int_equal(leaky.a->leaks->devices[0].count, 3);
+	cg_check_free(r);
+	release(&leaky);
 }
 
-static void help_documents_the_exit_statuses(void **state)
+static void limits_are_named_by_their_options(void **state)
 {
-	char *out, *err;
-	assert_int_equal(tu_run(&out, &err, NULL, "help", "check", NULL), 0);
-	assert_non_null(strstr(out, "usage: cgmem check [options] FILE"));
-	assert_non_null(strstr(out, "--max-growth PERCENT"));
-	assert_non_null(strstr(out, "3 a limit was exceeded"));
-	free(out);
-	free(err);
+	assert_string_equal(cg_check_kind_name(CG_CHECK_PEAK), "max-peak");
+	assert_string_equal(cg_check_kind_name(CG_CHECK_FRAGMENTATION), "max-fragmentation");
+	assert_string_equal(cg_check_kind_name(CG_CHECK_LEAKED), "max-leaked");
+	assert_string_equal(cg_check_kind_name(CG_CHECK_GROWTH), "max-growth");
+	cg_check_free(NULL);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_limit_holding_exits_zero_with_one_line_each),
-		cmocka_unit_test(every_limit_failing_exits_three),
-		cmocka_unit_test(one_failing_limit_among_holding_ones_exits_three),
-		cmocka_unit_test(sizes_take_units),
-		cmocka_unit_test(bad_values_and_missing_limits_are_usage_errors),
-		cmocka_unit_test(unreadable_inputs_exit_one),
+		cmocka_unit_test(every_limit_at_its_exact_figure_holds),
+		cmocka_unit_test(every_limit_one_unit_below_its_figure_fails),
+		cmocka_unit_test(only_the_limits_asked_for_are_judged),
 		cmocka_unit_test(every_device_is_judged_unless_one_is_named),
+		cmocka_unit_test(a_device_the_run_lacks_or_growth_without_baseline_is_a_usage_error),
 		cmocka_unit_test(a_device_the_baseline_lacks_grew_without_bound),
-		cmocka_unit_test(json_verdicts_hold_the_exact_figures),
-		cmocka_unit_test(works_on_every_input_report_reads),
+		cmocka_unit_test(growth_from_a_peak_of_zero_is_unbounded),
+		cmocka_unit_test(growth_is_judged_exactly_beyond_64_bit_products),
 		cmocka_unit_test(fragmentation_without_checkpoints),
 		cmocka_unit_test(leaked_bytes_are_the_leak_candidates),
-		cmocka_unit_test(help_documents_the_exit_statuses),
+		cmocka_unit_test(limits_are_named_by_their_options),
 	};
-	int rc = cmocka_run_group_tests(tests, setup, teardown);
-	tu_cleanup();
-	return rc;
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

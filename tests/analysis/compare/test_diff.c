@@ -1,6 +1,8 @@
 /* The comparison of two runs, on pairs of runs whose differences are
- * worked out by hand (tests/difftrace.h describes the runs). */
-#include "testutil.h"
+ * worked out by hand (tests/helpers/difftrace.h describes the runs), built
+ * directly as timelines. A real sample compared with itself, read through
+ * ingest, is in tests/cli/test_diff_cli.c. */
+#include "tlbuild.h"
 
 #include <string.h>
 
@@ -23,9 +25,8 @@ static void compare_timelines(pair *p)
 
 static void compare(pair *p, const run_spec *base, const run_spec *new_run)
 {
-	static char buf[2][16384];
-	p->tl[0] = tu_ingest_text(dt_trace(base, buf[0], sizeof buf[0]));
-	p->tl[1] = tu_ingest_text(dt_trace(new_run, buf[1], sizeof buf[1]));
+	p->tl[0] = dt_timeline(base);
+	p->tl[1] = dt_timeline(new_run);
 	compare_timelines(p);
 }
 
@@ -222,36 +223,6 @@ static void a_leak_that_grows_per_step(void **state)
 	release(&p);
 }
 
-static void the_same_file_twice_differs_in_nothing(void **state)
-{
-	cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
-	pair p;
-	for (int s = 0; s < 2; s++)
-		assert_int_equal(cg_ingest(&p.tl[s], tu_sample("mlp_adam.jsonl"), &o, NULL), 0);
-	compare_timelines(&p);
-	assert_int_equal(p.d->ndevices, 1);
-	const cg_diff_device *dev = &p.d->devices[0];
-	assert_int_equal(dev->peak.v[0], 16190672); /* the oracle's peak */
-	assert_false(cg_diff_changed(dev->peak));
-	assert_false(cg_diff_changed(dev->peak_t_ns));
-	assert_false(cg_diff_changed(dev->live_at_end));
-	assert_false(cg_diff_changed(dev->leaked_at_end));
-	for (int c = 0; c < CG_CAT_COUNT; c++)
-		assert_false(cg_diff_changed(dev->by_category[c]));
-	assert_true(dev->listed);
-	for (int ph = 0; ph < CG_PHASE_COUNT; ph++)
-		assert_false(cg_diff_changed(dev->by_phase[ph]));
-	assert_true(dev->nnodes > 10);
-	for (uint32_t i = 0; i < dev->nnodes; i++) {
-		assert_false(cg_diff_changed(dev->nodes[i].own));
-		assert_false(cg_diff_changed(dev->nodes[i].total_count));
-	}
-	assert_int_equal(dev->nchanged, 0);
-	assert_int_equal(dev->ngroups, 0);
-	assert_pair(dev->only_count, 0, 0);
-	release(&p);
-}
-
 /* Base has cuda:0 (100 B) and cpu (10 B); new has cpu (30 B) and cuda:1 (50 B). */
 static void devices_are_matched_by_name_and_the_others_listed(void **state)
 {
@@ -409,7 +380,6 @@ int main(void)
 		cmocka_unit_test(a_peak_in_another_step_is_the_same_span_path),
 		cmocka_unit_test(an_optimizer_state_that_appears),
 		cmocka_unit_test(a_leak_that_grows_per_step),
-		cmocka_unit_test(the_same_file_twice_differs_in_nothing),
 		cmocka_unit_test(devices_are_matched_by_name_and_the_others_listed),
 		cmocka_unit_test(unpaired_runs_compare_by_category_only),
 		cmocka_unit_test(allocations_from_before_the_trace_are_matched_too),
