@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "error.h" /* CG_ELIMIT */
 #include "strtab.h"
 
 static void same_string_gets_same_id(void **state)
