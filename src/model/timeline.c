@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 static const char *const anomaly_names[CG_ANOM_COUNT] = {
@@ -421,6 +422,14 @@ char *cg_timeline_span_path(const cg_timeline *tl, uint32_t span, char *buf, siz
 	while (n > 0 && len < size) {
 		const char *name = cg_timeline_str(tl, tl->spans[chain[--n]].name);
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", name, n ? "/" : "");
+	}
+	if (len >= size) {
+		/* Cut by the buffer: end at a character, not inside one. */
+		size_t k = strlen(buf), j = k;
+		while (j > 0 && ((unsigned char)buf[j - 1] & 0xc0) == 0x80)
+			j--;
+		if (j > 0 && cg_utf8_sequence((const unsigned char *)buf + j - 1, k - j + 1) == 0)
+			buf[j - 1] = '\0';
 	}
 	return buf;
 }

@@ -268,6 +268,7 @@ void cg_timeline_reset(cg_timeline *tl)
 	for (size_t i = 0; i < s->ndiags; i++)
 		cg_free(s->diags[i].msg);
 	cg_free(s->truncation_note);
+	cg_free(s->time_origin);
 	cg_diag *diags = s->diags;
 	size_t diags_cap = s->diags_cap;
 	char *path = s->path, *display_name = s->display_name, *format = s->format;

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h" /* CG_ELIMIT */
+
 typedef uint32_t cg_str;
 #define CG_STR_EMPTY ((cg_str)0)
 

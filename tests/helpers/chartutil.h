@@ -1,5 +1,7 @@
 /* Helpers for the chart tests: draw a chart of a hand-built timeline on an
- * image surface and read its pixels back at computed positions. */
+ * image surface and read its pixels back at computed positions. The draw
+ * functions are declared in chart_draw.h, internal to render/chart and its
+ * tests. */
 #ifndef CG_CHARTUTIL_H
 #define CG_CHARTUTIL_H
 
@@ -8,7 +10,8 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "charts.h"
+#include "chart_draw.h"
+#include "tlbuild.h"
 
 typedef void (*tc_draw_fn)(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
 

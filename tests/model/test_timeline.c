@@ -483,6 +483,30 @@ static void a_span_path_deeper_than_256_keeps_its_last_256_names(void **state)
 	cg_timeline_free(tl);
 }
 
+static void a_span_path_cut_by_its_buffer_ends_at_a_character(void **state)
+{
+	/* "ab\xc3\xa9cd" (é is two bytes): a buffer of 4 holds 3 bytes, which
+	 * would end inside é; the path is cut before it. Of 5, all of é fits. */
+	cg_timeline *tl = tu_tl_new();
+	tu_span(tl, "s", NULL, "ab\xc3\xa9" "cd", 0, 10, CG_PHASE_NONE);
+	tu_tl_finalize(tl);
+	char buf[8];
+	assert_string_equal(cg_timeline_span_path(tl, 0, buf, 4), "ab");
+	assert_string_equal(cg_timeline_span_path(tl, 0, buf, 5), "ab\xc3\xa9");
+	assert_string_equal(cg_timeline_span_path(tl, 0, buf, 8), "ab\xc3\xa9" "cd");
+	/* A name of 4094 'a' then é in a CG_SPAN_PATH_MAX buffer: 4094 bytes. */
+	static char name[4100], path[CG_SPAN_PATH_MAX];
+	memset(name, 'a', 4094);
+	memcpy(name + 4094, "\xc3\xa9", 3);
+	cg_timeline *big = tu_tl_new();
+	tu_span(big, "s", NULL, name, 0, 10, CG_PHASE_NONE);
+	tu_tl_finalize(big);
+	cg_timeline_span_path(big, 0, path, sizeof path);
+	assert_int_equal(strlen(path), 4094);
+	cg_timeline_free(big);
+	cg_timeline_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -506,6 +530,7 @@ int main(void)
 		cmocka_unit_test(dtypes_are_shared_by_spelling_and_capped_at_256),
 		cmocka_unit_test(anomalies_are_all_counted_and_five_kept_with_text),
 		cmocka_unit_test(a_span_path_deeper_than_256_keeps_its_last_256_names),
+		cmocka_unit_test(a_span_path_cut_by_its_buffer_ends_at_a_character),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

@@ -1,108 +1,18 @@
-/* Charts: pixels where the numbers say, well-formed SVG, requested sizes,
- * byte-identical output for the same input. */
+/* The charts of a report: every chart listed in report order, drawn or
+ * skipped with a reason, in the formats and size asked for, the same bytes
+ * for the same input; the devices with the largest peaks only; names that
+ * are not UTF-8. (The same on a real sample, through the command line:
+ * tests/cli/test_charts_cli.c; each chart's pixels: test_chart_*.c.) */
 #include "chartutil.h"
 
 #include <string.h>
 
-#include "analysis.h"
-#include "charts.h"
 #include "outdir.h"
 
-#define META "{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\",\"run_id\":\"pix\"}\n"
-/* 100 B of parameters from t=0; 300 B of activations from 1 µs to 2 µs; the
- * run lasts 10 µs. Peak: 400 B at t = 1000 ns. */
-static const char pixel_trace[] = META
-	"{\"kind\":\"span_start\",\"id\":\"a\",\"name\":\"root\",\"start_ns\":0,\"span_kind\":\"function\"}\n"
-	"{\"kind\":\"memory\",\"timestamp_ns\":0,\"tensor_id\":\"w\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":100,"
-	"\"action\":\"alloc\",\"dtype\":\"f32\",\"category\":\"parameter\"}\n"
-	"{\"kind\":\"memory\",\"timestamp_ns\":1000,\"tensor_id\":\"x\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":300,"
-	"\"action\":\"alloc\",\"dtype\":\"f32\",\"category\":\"activation\"}\n"
-	"{\"kind\":\"memory\",\"timestamp_ns\":2000,\"tensor_id\":\"x\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":300,"
-	"\"action\":\"free\",\"dtype\":\"f32\"}\n"
-	"{\"kind\":\"span_end\",\"id\":\"a\",\"duration_ns\":10000}\n";
+static const char *const kinds[] = {"timeline", "breakdown", "icicle", "top_allocations", "fragmentation", "lifetimes"};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
 
-static void draw_timeline(cg_chart *c, cg_analysis **a, cg_timeline **tl, const char *trace, double scale)
-{
-	*tl = tu_ingest_text(trace);
-	assert_int_equal(cg_analysis_run(a, *tl, NULL, NULL), 0);
-	cg_chart_size size = {1600, 900, scale};
-	assert_int_equal(cg_chart_open(c, tu_path("t.png"), CG_CHART_PNG, &size, NULL), 0);
-	cg_chart_timeline(c, *a, 0, "pix");
-}
-
-static void check_peak_column(double scale)
-{
-	cg_chart c;
-	cg_analysis *a;
-	cg_timeline *tl;
-	draw_timeline(&c, &a, &tl, pixel_trace, scale);
-	const cg_rect *p = &c.plot;
-	double xs = (p->x1 - p->x0) / c.x_max, ys = (p->y1 - p->y0) / c.y_max;
-	/* x from 0 to the end of the run, y from 0 with whole steps above 400 B */
-	assert_true(c.x_max == 10000);
-	assert_true(c.y_max >= 400);
-	double x_mid = p->x0 + 1500 * xs;  /* inside the plateau at 400 B */
-	double y_top = p->y1 - 400 * ys;   /* top of the stack at the peak */
-	double y_param = p->y1 - 100 * ys; /* top of the parameters */
-	unsigned activation = tc_hex(cg_chart_category_color(CG_CAT_ACTIVATION));
-	unsigned parameter = tc_hex(cg_chart_category_color(CG_CAT_PARAMETER));
-	/* the peak column reaches the peak's height, in the colour of the category on top */
-	assert_int_equal(tc_pixel(&c, x_mid, y_top + 3), activation);
-	assert_int_equal(tc_pixel(&c, x_mid, y_param + 3), parameter);
-	assert_int_equal(tc_pixel(&c, x_mid, y_param - 3), activation);
-	/* after the free only the parameters remain: background above them */
-	double x_late = p->x0 + 6000 * xs;
-	assert_int_equal(tc_pixel(&c, x_late, y_param + 3), parameter);
-	assert_int_equal(tc_pixel(&c, x_late, y_param - 40), 0xFFFFFF);
-	/* and nothing is drawn above the plot's right part */
-	assert_int_equal(tc_pixel(&c, p->x0 + 8000 * xs, p->y0 + 30), 0xFFFFFF);
-	assert_int_equal(cg_chart_close(&c, NULL), 0);
-	cg_analysis_free(a);
-	cg_timeline_free(tl);
-}
-
-static void the_peak_column_reaches_the_peak_in_the_top_category_colour(void **state)
-{
-	check_peak_column(1.0);
-}
-
-static void hidpi_keeps_the_layout(void **state)
-{
-	check_peak_column(2.0);
-}
-
-static void a_one_nanosecond_spike_is_still_drawn_at_full_height(void **state)
-{
-	/* 1 GiB for 1 ns in a run of 1 s: far narrower than a pixel. */
-	char trace[4096];
-	snprintf(trace, sizeof trace, META
-		 "{\"kind\":\"memory\",\"timestamp_ns\":0,\"tensor_id\":\"w\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":1048576,"
-		 "\"action\":\"alloc\",\"dtype\":\"f32\",\"category\":\"parameter\"}\n"
-		 "{\"kind\":\"memory\",\"timestamp_ns\":500000000,\"tensor_id\":\"s\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":1073741824,"
-		 "\"action\":\"alloc\",\"dtype\":\"f32\",\"category\":\"temporary\"}\n"
-		 "{\"kind\":\"memory\",\"timestamp_ns\":500000001,\"tensor_id\":\"s\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":1073741824,"
-		 "\"action\":\"free\",\"dtype\":\"f32\"}\n"
-		 "{\"kind\":\"memory\",\"timestamp_ns\":1000000000,\"tensor_id\":\"w\",\"span_id\":\"a\",\"device\":\"cpu\",\"bytes\":1048576,"
-		 "\"action\":\"free\",\"dtype\":\"f32\"}\n");
-	cg_chart c;
-	cg_analysis *a;
-	cg_timeline *tl;
-	draw_timeline(&c, &a, &tl, trace, 1.0);
-	const cg_rect *p = &c.plot;
-	double x = p->x0 + (p->x1 - p->x0) * 0.5;
-	double y = p->y1 - (p->y1 - p->y0) * (1073741824.0 + 1048576.0) / c.y_max;
-	unsigned temporary = tc_hex(cg_chart_category_color(CG_CAT_TEMPORARY));
-	/* the column holding t = 0.5 s, a few pixels under the top */
-	bool found = false;
-	for (int dx = -1; dx <= 1; dx++)
-		if (tc_pixel(&c, x + dx, y + 30) == temporary)
-			found = true;
-	assert_true(found);
-	assert_int_equal(cg_chart_close(&c, NULL), 0);
-	cg_analysis_free(a);
-	cg_timeline_free(tl);
-}
-
+/* The PNG's width and height from its IHDR chunk. */
 static bool png_size(const char *path, unsigned *w, unsigned *h)
 {
 	size_t n;
@@ -117,25 +27,41 @@ static bool png_size(const char *path, unsigned *w, unsigned *h)
 	return true;
 }
 
-static const char *const kinds[] = {"timeline", "breakdown", "icicle", "top_allocations", "fragmentation", "lifetimes"};
-#define NKINDS (sizeof kinds / sizeof kinds[0])
-
-static char *report_file(const char *dir, const char *name, const char *ext, size_t *n)
+static char *chart_file(const cg_outdir *od, const char *kind, const char *ext, size_t *n)
 {
 	char path[700];
-	snprintf(path, sizeof path, "%s/%s.cpu.%s", dir, name, ext);
+	snprintf(path, sizeof path, "%s/%s.cpu.%s", cg_outdir_dir(od), kind, ext);
 	return tu_read(path, n);
 }
 
-static void every_chart_is_listed_drawn_or_skipped_with_a_reason(void **state)
+/* Removes the digits of cairo's "surfaceN" ids, which count the surfaces
+ * made in the process; returns the new length. */
+static size_t drop_surface_ids(char *s)
 {
-	cg_timeline *tl = NULL;
-	cg_ingest_options io = CG_INGEST_OPTIONS_INIT;
-	assert_int_equal(cg_ingest(&tl, tu_sample("mlp_adam.jsonl"), &io, NULL), 0);
+	char *o = s;
+	for (const char *p = s; *p;) {
+		if (strncmp(p, "surface", 7) == 0) {
+			memmove(o, p, 7);
+			o += 7;
+			for (p += 7; *p >= '0' && *p <= '9'; p++)
+				;
+			continue;
+		}
+		*o++ = *p++;
+	}
+	*o = '\0';
+	return (size_t)(o - s);
+}
+
+static void every_chart_of_a_cpu_run_is_listed_in_report_order(void **state)
+{
+	/* chartutil's small run on "cpu": a CPU records no reserved bytes, so
+	 * its fragmentation chart is the one skipped */
+	cg_timeline *tl = tc_small_run();
 	cg_analysis *a;
 	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
 	cg_outdir *od;
-	assert_int_equal(cg_outdir_begin(&od, tu_path("list"), false, NULL), 0);
+	assert_int_equal(cg_outdir_begin(&od, tu_path("small"), false, NULL), 0);
 	cg_charts_options o = CG_CHARTS_OPTIONS_INIT;
 	o.png = false; /* SVG only */
 	cg_chart_list list = {0};
@@ -146,18 +72,75 @@ static void every_chart_is_listed_drawn_or_skipped_with_a_reason(void **state)
 		snprintf(name, sizeof name, "%s.cpu", kinds[k]);
 		assert_string_equal(list.items[k].name, name);
 		assert_non_null(strstr(list.items[k].title, " on cpu"));
-		char png[700], svg[700];
-		snprintf(png, sizeof png, "%s/%s.png", cg_outdir_dir(od), name);
-		snprintf(svg, sizeof svg, "%s/%s.svg", cg_outdir_dir(od), name);
-		assert_false(tu_exists(png));
+		size_t n;
+		char *png = chart_file(od, kinds[k], "png", &n), *svg = chart_file(od, kinds[k], "svg", &n);
+		assert_null(png);
 		/* drawn, or skipped with a reason and no file */
-		assert_true(tu_exists(svg) == (list.items[k].skipped == NULL));
+		assert_true((svg != NULL) == (list.items[k].skipped == NULL));
+		if (svg)
+			assert_non_null(strstr(svg, "width=\"1600px\""));
+		free(svg);
 	}
-	/* a CPU with no reserved bytes recorded: no fragmentation chart */
 	assert_non_null(list.items[4].skipped);
 	assert_non_null(strstr(list.items[4].skipped, "CPU"));
 	cg_chart_list_free(&list);
 	cg_outdir_abort(od);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+}
+
+static void charts_come_in_the_size_and_formats_asked_for_and_the_same_bytes_twice(void **state)
+{
+	cg_timeline *tl = tc_small_run();
+	cg_analysis *a;
+	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
+	cg_charts_options o = CG_CHARTS_OPTIONS_INIT;
+	o.size = (cg_chart_size){1000, 600, 2.0};
+	cg_outdir *od[2];
+	for (int r = 0; r < 2; r++) {
+		assert_int_equal(cg_outdir_begin(&od[r], tu_path(r ? "twice2" : "twice1"), false, NULL), 0);
+		cg_chart_list list = {0};
+		assert_int_equal(cg_charts_write(od[r], a, &o, &list, NULL), 0);
+		cg_chart_list_free(&list);
+	}
+	size_t drawn = 0;
+	for (size_t k = 0; k < NKINDS; k++) {
+		size_t n[2];
+		char *svg[2] = {chart_file(od[0], kinds[k], "svg", &n[0]), chart_file(od[1], kinds[k], "svg", &n[1])};
+		if (k == 4) { /* fragmentation: not for a CPU */
+			assert_null(svg[0]);
+			continue;
+		}
+		drawn++;
+		/* SVG in logical pixels, PNG at twice the density */
+		assert_non_null(svg[0]);
+		assert_non_null(svg[1]);
+		assert_non_null(strstr(svg[0], "width=\"1000px\" height=\"600px\""));
+		/* byte for byte the same, but for the ids cairo numbers per
+		 * process (two runs of the binary: tests/cli/test_charts_cli.c) */
+		n[0] = drop_surface_ids(svg[0]);
+		n[1] = drop_surface_ids(svg[1]);
+		assert_int_equal(n[0], n[1]);
+		assert_memory_equal(svg[0], svg[1], n[0]);
+		char *png[2] = {chart_file(od[0], kinds[k], "png", &n[0]), chart_file(od[1], kinds[k], "png", &n[1])};
+		assert_non_null(png[0]);
+		assert_non_null(png[1]);
+		assert_int_equal(n[0], n[1]);
+		assert_memory_equal(png[0], png[1], n[0]);
+		char path[700];
+		snprintf(path, sizeof path, "%s/%s.cpu.png", cg_outdir_dir(od[0]), kinds[k]);
+		unsigned w, h;
+		assert_true(png_size(path, &w, &h));
+		assert_int_equal(w, 2000);
+		assert_int_equal(h, 1200);
+		for (int r = 0; r < 2; r++) {
+			free(svg[r]);
+			free(png[r]);
+		}
+	}
+	assert_int_equal(drawn, NKINDS - 1);
+	cg_outdir_abort(od[0]);
+	cg_outdir_abort(od[1]);
 	cg_analysis_free(a);
 	cg_timeline_free(tl);
 }
@@ -216,111 +199,13 @@ static void names_that_are_not_utf8_are_drawn_with_replacement_characters(void *
 	cg_timeline_free(tl);
 }
 
-static void report_charts_are_well_formed_sized_and_deterministic(void **state)
-{
-	const char *out1 = tu_path("c1"), *out2 = tu_path("c2");
-	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out1, "-q", "--no-trace", NULL), 0);
-	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out2, "-q", "--no-trace", NULL), 0);
-	size_t drawn = 0;
-	for (size_t k = 0; k < NKINDS; k++) {
-		size_t n1, n2;
-		char *s1 = report_file(out1, kinds[k], "svg", &n1), *s2 = report_file(out2, kinds[k], "svg", &n2);
-		if (!s1) {
-			assert_null(s2);
-			continue;
-		}
-		drawn++;
-		/* byte for byte the same: no timestamps, no random ids */
-		assert_non_null(s2);
-		assert_int_equal(n1, n2);
-		assert_memory_equal(s1, s2, n1);
-		assert_non_null(strstr(s1, "width=\"1600px\""));
-		free(s1);
-		free(s2);
-		char cmd[800];
-		snprintf(cmd, sizeof cmd, "xmllint --noout '%s/%s.cpu.svg' 2>&1", out1, kinds[k]);
-		assert_int_equal(system(cmd), 0);
-		char png[700];
-		snprintf(png, sizeof png, "%s/%s.cpu.png", out1, kinds[k]);
-		unsigned w, h;
-		assert_true(png_size(png, &w, &h));
-		assert_int_equal(w, 1600);
-		assert_int_equal(h, 900);
-	}
-	assert_int_equal(drawn, NKINDS - 1); /* all but fragmentation */
-}
-
-static void size_scale_and_formats_come_from_the_command_line(void **state)
-{
-	const char *out = tu_path("opts");
-	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out, "-q", "--no-trace",
-				"--width", "1000", "--height", "600", "--scale", "2", "--formats", "png", NULL),
-			 0);
-	for (size_t k = 0; k < NKINDS; k++) {
-		char png[700], svg[700];
-		snprintf(png, sizeof png, "%s/%s.cpu.png", out, kinds[k]);
-		snprintf(svg, sizeof svg, "%s/%s.cpu.svg", out, kinds[k]);
-		assert_false(tu_exists(svg));
-		unsigned w, h;
-		if (k == 4)
-			continue; /* not drawn for a CPU without reserved bytes */
-		assert_true(png_size(png, &w, &h));
-		assert_int_equal(w, 2000);
-		assert_int_equal(h, 1200);
-	}
-	out = tu_path("svgonly");
-	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out, "-q", "--no-trace",
-				"--width", "1000", "--height", "600", "--formats", "svg", NULL),
-			 0);
-	size_t n;
-	char *svg = report_file(out, "timeline", "svg", &n);
-	assert_non_null(svg);
-	assert_non_null(strstr(svg, "width=\"1000px\" height=\"600px\""));
-	free(svg);
-	char png[700];
-	snprintf(png, sizeof png, "%s/timeline.cpu.png", out);
-	assert_false(tu_exists(png));
-}
-
-static void bad_chart_options_are_usage_errors(void **state)
-{
-	static const char *const bad[][2] = {
-		{"--width", "799"},	 {"--width", "12x"},   {"--height", "449"},	{"--height", "100000"},
-		{"--scale", "0"},	 {"--scale", "nan"},   {"--scale", "5"},	{"--formats", "pdf"},
-		{"--formats", "png,"}, {"--formats", ""},
-	};
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		char *out = NULL, *err = NULL;
-		int rc = tu_run(&out, &err, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", tu_path("bad"), "-q",
-				bad[i][0], bad[i][1], NULL);
-		assert_int_equal(rc, 2);
-		assert_non_null(strstr(err, bad[i][0]));
-		assert_false(tu_exists(tu_path("bad")));
-		free(out);
-		free(err);
-	}
-	/* a PNG too big to hold in memory */
-	char *out = NULL, *err = NULL;
-	assert_int_equal(tu_run(&out, &err, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", tu_path("bad"), "-q",
-				"--width", "5000", "--scale", "2", NULL),
-			 2);
-	assert_non_null(strstr(err, "8192"));
-	free(out);
-	free(err);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(the_peak_column_reaches_the_peak_in_the_top_category_colour),
-		cmocka_unit_test(hidpi_keeps_the_layout),
-		cmocka_unit_test(a_one_nanosecond_spike_is_still_drawn_at_full_height),
-		cmocka_unit_test(every_chart_is_listed_drawn_or_skipped_with_a_reason),
+		cmocka_unit_test(every_chart_of_a_cpu_run_is_listed_in_report_order),
+		cmocka_unit_test(charts_come_in_the_size_and_formats_asked_for_and_the_same_bytes_twice),
 		cmocka_unit_test(only_the_devices_with_the_largest_peaks_get_charts),
 		cmocka_unit_test(names_that_are_not_utf8_are_drawn_with_replacement_characters),
-		cmocka_unit_test(report_charts_are_well_formed_sized_and_deterministic),
-		cmocka_unit_test(size_scale_and_formats_come_from_the_command_line),
-		cmocka_unit_test(bad_chart_options_are_usage_errors),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

@@ -1,0 +1,179 @@
+/* The charts of a report on a real sample: every chart listed, drawn or
+ * skipped with a reason, through every layer in one process; and through
+ * the binary: well-formed SVG, the size, scale and formats asked for,
+ * byte-identical output for the same input, usage errors. (The charts'
+ * unit tests: tests/render/chart.) */
+#include "ingestutil.h"
+#include "runutil.h"
+
+#include <string.h>
+
+#include "analysis.h"
+#include "charts.h"
+#include "outdir.h"
+
+static bool png_size(const char *path, unsigned *w, unsigned *h)
+{
+	size_t n;
+	unsigned char *d = (unsigned char *)tu_read(path, &n);
+	if (!d || n < 24 || memcmp(d, "\x89PNG", 4) != 0) {
+		free(d);
+		return false;
+	}
+	*w = (unsigned)d[16] << 24 | (unsigned)d[17] << 16 | (unsigned)d[18] << 8 | d[19];
+	*h = (unsigned)d[20] << 24 | (unsigned)d[21] << 16 | (unsigned)d[22] << 8 | d[23];
+	free(d);
+	return true;
+}
+
+static const char *const kinds[] = {"timeline", "breakdown", "icicle", "top_allocations", "fragmentation", "lifetimes"};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+static char *report_file(const char *dir, const char *name, const char *ext, size_t *n)
+{
+	char path[700];
+	snprintf(path, sizeof path, "%s/%s.cpu.%s", dir, name, ext);
+	return tu_read(path, n);
+}
+
+static void every_chart_is_listed_drawn_or_skipped_with_a_reason(void **state)
+{
+	cg_timeline *tl = NULL;
+	cg_ingest_options io = CG_INGEST_OPTIONS_INIT;
+	assert_int_equal(cg_ingest(&tl, tu_sample("mlp_adam.jsonl"), &io, NULL), 0);
+	cg_analysis *a;
+	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
+	cg_outdir *od;
+	assert_int_equal(cg_outdir_begin(&od, tu_path("list"), false, NULL), 0);
+	cg_charts_options o = CG_CHARTS_OPTIONS_INIT;
+	o.png = false; /* SVG only */
+	cg_chart_list list = {0};
+	assert_int_equal(cg_charts_write(od, a, &o, &list, NULL), 0);
+	assert_int_equal(list.n, NKINDS);
+	for (size_t k = 0; k < NKINDS; k++) {
+		char name[64];
+		snprintf(name, sizeof name, "%s.cpu", kinds[k]);
+		assert_string_equal(list.items[k].name, name);
+		assert_non_null(strstr(list.items[k].title, " on cpu"));
+		char png[700], svg[700];
+		snprintf(png, sizeof png, "%s/%s.png", cg_outdir_dir(od), name);
+		snprintf(svg, sizeof svg, "%s/%s.svg", cg_outdir_dir(od), name);
+		assert_false(tu_exists(png));
+		/* drawn, or skipped with a reason and no file */
+		assert_true(tu_exists(svg) == (list.items[k].skipped == NULL));
+	}
+	/* a CPU with no reserved bytes recorded: no fragmentation chart */
+	assert_non_null(list.items[4].skipped);
+	assert_non_null(strstr(list.items[4].skipped, "CPU"));
+	cg_chart_list_free(&list);
+	cg_outdir_abort(od);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+}
+
+static void report_charts_are_well_formed_sized_and_deterministic(void **state)
+{
+	const char *out1 = tu_path("c1"), *out2 = tu_path("c2");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out1, "-q", "--no-trace", NULL), 0);
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out2, "-q", "--no-trace", NULL), 0);
+	size_t drawn = 0;
+	for (size_t k = 0; k < NKINDS; k++) {
+		size_t n1, n2;
+		char *s1 = report_file(out1, kinds[k], "svg", &n1), *s2 = report_file(out2, kinds[k], "svg", &n2);
+		if (!s1) {
+			assert_null(s2);
+			continue;
+		}
+		drawn++;
+		/* byte for byte the same: no timestamps, no random ids */
+		assert_non_null(s2);
+		assert_int_equal(n1, n2);
+		assert_memory_equal(s1, s2, n1);
+		assert_non_null(strstr(s1, "width=\"1600px\""));
+		free(s1);
+		free(s2);
+		char cmd[800];
+		snprintf(cmd, sizeof cmd, "xmllint --noout '%s/%s.cpu.svg' 2>&1", out1, kinds[k]);
+		assert_int_equal(system(cmd), 0);
+		char png[700];
+		snprintf(png, sizeof png, "%s/%s.cpu.png", out1, kinds[k]);
+		unsigned w, h;
+		assert_true(png_size(png, &w, &h));
+		assert_int_equal(w, 1600);
+		assert_int_equal(h, 900);
+	}
+	assert_int_equal(drawn, NKINDS - 1); /* all but fragmentation */
+}
+
+static void size_scale_and_formats_come_from_the_command_line(void **state)
+{
+	const char *out = tu_path("opts");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out, "-q", "--no-trace",
+				"--width", "1000", "--height", "600", "--scale", "2", "--formats", "png", NULL),
+			 0);
+	for (size_t k = 0; k < NKINDS; k++) {
+		char png[700], svg[700];
+		snprintf(png, sizeof png, "%s/%s.cpu.png", out, kinds[k]);
+		snprintf(svg, sizeof svg, "%s/%s.cpu.svg", out, kinds[k]);
+		assert_false(tu_exists(svg));
+		unsigned w, h;
+		if (k == 4)
+			continue; /* not drawn for a CPU without reserved bytes */
+		assert_true(png_size(png, &w, &h));
+		assert_int_equal(w, 2000);
+		assert_int_equal(h, 1200);
+	}
+	out = tu_path("svgonly");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out, "-q", "--no-trace",
+				"--width", "1000", "--height", "600", "--formats", "svg", NULL),
+			 0);
+	size_t n;
+	char *svg = report_file(out, "timeline", "svg", &n);
+	assert_non_null(svg);
+	assert_non_null(strstr(svg, "width=\"1000px\" height=\"600px\""));
+	free(svg);
+	char png[700];
+	snprintf(png, sizeof png, "%s/timeline.cpu.png", out);
+	assert_false(tu_exists(png));
+}
+
+static void bad_chart_options_are_usage_errors(void **state)
+{
+	static const char *const bad[][2] = {
+		{"--width", "799"},	 {"--width", "12x"},   {"--height", "449"},	{"--height", "100000"},
+		{"--scale", "0"},	 {"--scale", "nan"},   {"--scale", "5"},	{"--formats", "pdf"},
+		{"--formats", "png,"}, {"--formats", ""},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *out = NULL, *err = NULL;
+		int rc = tu_run(&out, &err, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", tu_path("bad"), "-q",
+				bad[i][0], bad[i][1], NULL);
+		assert_int_equal(rc, 2);
+		assert_non_null(strstr(err, bad[i][0]));
+		assert_false(tu_exists(tu_path("bad")));
+		free(out);
+		free(err);
+	}
+	/* a PNG too big to hold in memory */
+	char *out = NULL, *err = NULL;
+	assert_int_equal(tu_run(&out, &err, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", tu_path("bad"), "-q",
+				"--width", "5000", "--scale", "2", NULL),
+			 2);
+	assert_non_null(strstr(err, "8192"));
+	free(out);
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_chart_is_listed_drawn_or_skipped_with_a_reason),
+		cmocka_unit_test(report_charts_are_well_formed_sized_and_deterministic),
+		cmocka_unit_test(size_scale_and_formats_come_from_the_command_line),
+		cmocka_unit_test(bad_chart_options_are_usage_errors),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tu_cleanup();
+	cg_charts_shutdown();
+	return rc;
+}

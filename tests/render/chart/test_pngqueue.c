@@ -1,0 +1,141 @@
+/* The PNG queue: every image pushed is written, the same bytes as writing
+ * it directly, more images than the queue holds at once included; write
+ * errors come back from finish, the first one; a chart closed into the
+ * queue is the file closed directly; finish(NULL) is a no-op. */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "chart.h"
+#include "charts.h"
+#include "pngqueue.h"
+#include "xalloc.h"
+
+/* An opaque image, different for each k: a colour and a bar at row k. */
+static cairo_surface_t *image(int k)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 64, 48);
+	cairo_t *cr = cairo_create(s);
+	cairo_set_source_rgb(cr, (k % 5) / 4.0, (k % 3) / 2.0, 1.0 - (k % 7) / 6.0);
+	cairo_paint(cr);
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	cairo_rectangle(cr, 0, k % 48, 64, 3);
+	cairo_fill(cr);
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+	assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+	return s;
+}
+
+static void every_queued_png_is_the_same_bytes_as_written_directly(void **state)
+{
+	/* 9 images: more than the 2 that wait at a time */
+	enum { N = 9 };
+	cg_png_queue *q = cg_png_queue_new();
+	char direct[N][64], queued[N][64];
+	for (int k = 0; k < N; k++) {
+		cairo_surface_t *s = image(k);
+		snprintf(direct[k], sizeof direct[k], "direct%d.png", k);
+		snprintf(queued[k], sizeof queued[k], "queued%d.png", k);
+		cg_png_image img = cg_png_image_of(s);
+		assert_int_equal(cg_png_write(&img, tu_path(direct[k]), NULL), 0);
+		cg_png_queue_push(q, s, cg_strdup(tu_path(queued[k]))); /* q owns s and the path */
+	}
+	cg_error err = CG_ERROR_INIT;
+	assert_int_equal(cg_png_queue_finish(q, &err), 0);
+	assert_int_equal(err.code, 0);
+	size_t first_len = 0;
+	for (int k = 0; k < N; k++) {
+		size_t n1, n2;
+		char *a = tu_read(tu_path(direct[k]), &n1), *b = tu_read(tu_path(queued[k]), &n2);
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_memory_equal(a, "\x89PNG", 4);
+		assert_int_equal(n1, n2);
+		assert_memory_equal(a, b, n1);
+		/* and the images really differ from one another */
+		if (k == 0)
+			first_len = n1;
+		else {
+			char *first = tu_read(tu_path(direct[0]), NULL);
+			assert_true(n1 != first_len || memcmp(first, a, n1) != 0);
+			free(first);
+		}
+		free(a);
+		free(b);
+	}
+}
+
+static void a_write_error_comes_back_from_finish_and_the_others_are_written(void **state)
+{
+	char bad1[700], bad2[700];
+	snprintf(bad1, sizeof bad1, "%s/missing/one.png", tu_tmpdir());
+	snprintf(bad2, sizeof bad2, "%s/missing/two.png", tu_tmpdir());
+	cg_png_queue *q = cg_png_queue_new();
+	cg_png_queue_push(q, image(1), cg_strdup(tu_path("good1.png")));
+	cg_png_queue_push(q, image(2), cg_strdup(bad1));
+	cg_png_queue_push(q, image(3), cg_strdup(tu_path("good2.png")));
+	cg_png_queue_push(q, image(4), cg_strdup(bad2));
+	cg_png_queue_push(q, image(5), cg_strdup(tu_path("good3.png")));
+	cg_error err = CG_ERROR_INIT;
+	assert_int_equal(cg_png_queue_finish(q, &err), CG_EIO);
+	assert_int_equal(err.code, CG_EIO);
+	/* the first error, naming its file */
+	assert_non_null(strstr(err.msg, bad1));
+	assert_null(strstr(err.msg, bad2));
+	assert_true(tu_exists(tu_path("good1.png")));
+	assert_true(tu_exists(tu_path("good2.png")));
+	assert_true(tu_exists(tu_path("good3.png")));
+	assert_false(tu_exists(bad1));
+}
+
+static void a_chart_closed_into_the_queue_is_the_file_closed_directly(void **state)
+{
+	cg_chart_size size = {800, 450, 1.0};
+	const char *paths[2] = {tu_path("chart-direct.png"), tu_path("chart-queued.png")};
+	cg_png_queue *q = cg_png_queue_new();
+	for (int k = 0; k < 2; k++) {
+		cg_chart c;
+		assert_int_equal(cg_chart_open(&c, paths[k], CG_CHART_PNG, &size, NULL), 0);
+		cg_chart_frame(&c, "Live memory", "run pq", "footnote");
+		cg_chart_box(&c, 100, 100, 200, 50, cg_chart_category_color(CG_CAT_GRADIENT));
+		assert_int_equal(k ? cg_chart_close_queued(&c, q, NULL) : cg_chart_close(&c, NULL), 0);
+	}
+	assert_int_equal(cg_png_queue_finish(q, NULL), 0);
+	size_t n1, n2;
+	char *a = tu_read(paths[0], &n1), *b = tu_read(paths[1], &n2);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(a, b, n1);
+	free(a);
+	free(b);
+}
+
+static void finishing_nothing_succeeds(void **state)
+{
+	assert_int_equal(cg_png_queue_finish(NULL, NULL), 0);
+	cg_error err = CG_ERROR_INIT;
+	assert_int_equal(cg_png_queue_finish(cg_png_queue_new(), &err), 0);
+	assert_int_equal(err.code, 0);
+	/* an error without a cg_error to fill still comes back as a code */
+	char bad[700];
+	snprintf(bad, sizeof bad, "%s/missing/x.png", tu_tmpdir());
+	cg_png_queue *q = cg_png_queue_new();
+	cg_png_queue_push(q, image(0), cg_strdup(bad));
+	assert_int_equal(cg_png_queue_finish(q, NULL), CG_EIO);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_queued_png_is_the_same_bytes_as_written_directly),
+		cmocka_unit_test(a_write_error_comes_back_from_finish_and_the_others_are_written),
+		cmocka_unit_test(a_chart_closed_into_the_queue_is_the_file_closed_directly),
+		cmocka_unit_test(finishing_nothing_succeeds),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tu_cleanup();
+	cg_charts_shutdown(); /* the fonts the chart case loaded */
+	return rc;
+}
