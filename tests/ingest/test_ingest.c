@@ -1,6 +1,7 @@
 /* Reading trace files: compression by content, truncation, limits, and
- * files that are not traces at all. */
-#include "testutil.h"
+ * files that are not traces at all; traces in memory read as the same
+ * bytes in a file are, and the three formats told apart by content. */
+#include "ingestutil.h"
 
 #include <string.h>
 #include <sys/stat.h>
@@ -8,6 +9,7 @@
 #include <zlib.h>
 
 #include "diag.h"
+#include "tl_same.h"
 
 #define META "{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\"}\n"
 #define ROOT "{\"kind\":\"span_start\",\"id\":\"s\",\"name\":\"root\",\"start_ns\":0,\"span_kind\":\"function\"}\n"
@@ -240,6 +242,119 @@ static void empty_garbage_and_non_files_fail_clearly(void **state)
 	assert_null(tl);
 }
 
+/* One small trace of each format the dispatcher knows. */
+#define KMEM(ts, addr, b, ta) \
+	"{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"args\":{\"Device Type\":1," \
+	"\"Device Id\":0,\"Addr\":" #addr ",\"Bytes\":" #b ",\"Total Allocated\":" #ta ",\"Total Reserved\":4096}}"
+static const char chrome[] = "{\"schemaVersion\": 1, \"traceEvents\": [\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":5},\n"
+	KMEM(2, 7, 512, 1536) ",\n" KMEM(4, 7, -512, 1024) ",\n"
+	"{\"ph\":\"i\",\"name\":\"[OutOfMemory]\",\"pid\":1,\"tid\":1,\"ts\":5,\"args\":{\"Bytes\":9}}\n"
+	"], \"traceName\": \"t\"}\n";
+static const char memtimeline[] = "[[-1, 1, 64, 0], [1000, 2, 32, 4], [1010, 4, -32, 4]]";
+
+/* Ingests data from memory and from a file holding the same bytes;
+ * checks both give the same timeline, and returns the one from memory. */
+static cg_timeline *memory_and_file(const void *data, size_t n, const char *name)
+{
+	const char *path = tu_write(name, data, n);
+	cg_timeline *from_file, *from_memory;
+	cg_error err;
+	if (cg_ingest(&from_file, path, NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	if (cg_ingest_memory(&from_memory, data, n, name, NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	same_timeline(from_file, from_memory);
+	assert_string_equal(from_memory->source.display_name, name);
+	assert_string_equal(from_memory->source.path, name);
+	cg_timeline_free(from_file);
+	return from_memory;
+}
+
+static void a_trace_in_memory_reads_as_the_same_bytes_in_a_file(void **state)
+{
+	static const struct {
+		const char *text, *format;
+	} cases[] = {
+		{trace, "candle-graph/trace/6 JSONL"},
+		{chrome, "Chrome trace (PyTorch profiler)"},
+		{memtimeline, "PyTorch memory timeline (export_memory_timeline raw)"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cg_timeline *tl = memory_and_file(cases[i].text, strlen(cases[i].text), "mem.trace");
+		assert_false(tl->source.gzip);
+		assert_string_equal(tl->source.format, cases[i].format);
+		cg_timeline_free(tl);
+		size_t gzlen;
+		char *gz = tu_read(tu_write_gz("gz.tmp", cases[i].text, (size_t)-1), &gzlen);
+		tl = memory_and_file(gz, gzlen, "mem.trace.gz");
+		assert_true(tl->source.gzip);
+		assert_string_equal(tl->source.format, cases[i].format);
+		cg_timeline_free(tl);
+		free(gz);
+	}
+	/* Samples of each format, as they are stored. */
+	static const char *const samples[] = {"mlp_adam.jsonl.gz", "leak_loss_history.jsonl",
+					      "external/hta_memory_timeline.raw.gz",
+					      "external/tracelens_h100_bert_small.json.gz"};
+	for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+		size_t n;
+		char *data = tu_read(tu_sample(samples[i]), &n);
+		assert_non_null(data);
+		cg_timeline_free(memory_and_file(data, n, "sample"));
+		free(data);
+	}
+}
+
+static void the_three_formats_are_told_apart_by_content(void **state)
+{
+	/* Names that say otherwise: content decides. */
+	cg_timeline *tl;
+	cg_error err;
+	assert_int_equal(cg_ingest(&tl, tu_write("chrome.jsonl", chrome, (size_t)-1), NULL, &err), 0);
+	assert_string_equal(tl->source.format, "Chrome trace (PyTorch profiler)");
+	assert_true(tl->source.lines_are_events);
+	assert_int_equal(tl->nmem, 2);
+	assert_int_equal(tl->nooms, 1);
+	cg_timeline_free(tl);
+	assert_int_equal(cg_ingest(&tl, tu_write("raw.json", memtimeline, (size_t)-1), NULL, &err), 0);
+	assert_string_equal(tl->source.format, "PyTorch memory timeline (export_memory_timeline raw)");
+	assert_int_equal(tl->nmem, 3);
+	cg_timeline_free(tl);
+	assert_int_equal(cg_ingest(&tl, tu_write_gz("trace.json", trace, (size_t)-1), NULL, &err), 0);
+	assert_string_equal(tl->source.format, "candle-graph/trace/6 JSONL");
+	assert_false(tl->source.lines_are_events);
+	cg_timeline_free(tl);
+	/* A bare array of events is a Chrome trace too. */
+	assert_int_equal(cg_ingest_memory(&tl, "[" KMEM(1, 3, 8, 8) "]", strlen("[" KMEM(1, 3, 8, 8) "]"), NULL, NULL,
+					  &err), 0);
+	assert_string_equal(tl->source.format, "Chrome trace, JSON array (PyTorch profiler)");
+	cg_timeline_free(tl);
+}
+
+static void a_trace_in_memory_fails_as_a_file_would_named_as_given(void **state)
+{
+	cg_timeline *tl = (cg_timeline *)1;
+	cg_error err;
+	assert_int_equal(cg_ingest_memory(&tl, NULL, 0, NULL, NULL, &err), CG_EINPUT);
+	assert_null(tl);
+	assert_string_equal(err.msg, "<memory>: the trace is empty");
+	assert_int_equal(cg_ingest_memory(&tl, "x\n", 2, "buf", NULL, &err), CG_EINPUT);
+	assert_string_equal(err.msg, "buf: no record could be read (1 lines, 1 bad)");
+	cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
+	o.strict = true;
+	assert_int_equal(cg_ingest_memory(&tl, META ROOT "{}\n", strlen(META ROOT "{}\n"), "buf", &o, &err), CG_EINPUT);
+	assert_string_equal(err.msg, "buf:3: missing required field \"kind\"");
+	/* Corrupt gzip: the same message a file gets. */
+	size_t gzlen;
+	char *gz = tu_read(tu_write_gz("c.gz", trace, (size_t)-1), &gzlen);
+	gz[gzlen - 6] ^= 0x55;
+	assert_int_equal(cg_ingest_memory(&tl, gz, gzlen, "buf.gz", NULL, &err), CG_EINPUT);
+	assert_non_null(strstr(err.msg, "buf.gz: gzip data is corrupt (incorrect data check)"));
+	assert_null(tl);
+	free(gz);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +370,9 @@ int main(void)
 		cmocka_unit_test(a_line_longer_than_the_read_buffer_limit_is_skipped_while_streaming),
 		cmocka_unit_test(lines_spanning_block_boundaries_keep_their_numbers),
 		cmocka_unit_test(empty_garbage_and_non_files_fail_clearly),
+		cmocka_unit_test(a_trace_in_memory_reads_as_the_same_bytes_in_a_file),
+		cmocka_unit_test(the_three_formats_are_told_apart_by_content),
+		cmocka_unit_test(a_trace_in_memory_fails_as_a_file_would_named_as_given),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

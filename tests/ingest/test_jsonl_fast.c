@@ -6,7 +6,7 @@
 #include <dirent.h>
 #include <string.h>
 
-#include "fuzz/jsonl_diff.h"
+#include "jsonl_diff.h"
 
 typedef struct paths {
 	cg_jsonl_parser *fast, *ref;
@@ -148,41 +148,6 @@ static void anything_unusual_is_left_to_cjson(void **state)
 	assert_false(accepts(deep));
 }
 
-static void every_field_name_is_found_and_nothing_else(void **state)
-{
-	for (int k = 0; k < CG_F_COUNT; k++) {
-		const char *name = cg_field_name((cg_field_key)k);
-		assert_int_equal(cg_field_lookup(name, strlen(name)), k);
-		char near[32];
-		snprintf(near, sizeof near, "%sx", name);
-		assert_int_equal(cg_field_lookup(near, strlen(near)), -1);
-		snprintf(near, sizeof near, "%s", name);
-		near[0] = 'Z';
-		assert_int_equal(cg_field_lookup(near, strlen(near)), -1);
-	}
-	assert_int_equal(cg_field_lookup("x", 1), -1);
-	assert_int_equal(cg_field_lookup("abcdefghijklmnopqrstuvwxyz", 26), -1);
-}
-
-static void cg_jsonl_parse_gives_cjsons_error_for_lines_the_scanner_declines(void **state)
-{
-	cg_jsonl_parser *p = cg_jsonl_parser_new();
-	const cg_fields *f;
-	char msg[256];
-	const char *line = "{\"kind\":\"memory\",\"bytes\":1,}";
-	assert_int_equal(cg_jsonl_parse(p, line, strlen(line), &f, msg, sizeof msg), -1);
-	assert_string_equal(msg, "not valid JSON (error near column 29)");
-	uint64_t fast, cjson;
-	cg_jsonl_parser_counts(p, &fast, &cjson);
-	assert_int_equal(fast, 0);
-	assert_int_equal(cjson, 1);
-	line = "{\"kind\":\"memory\",\"bytes\":1}";
-	assert_int_equal(cg_jsonl_parse(p, line, strlen(line), &f, msg, sizeof msg), 0);
-	cg_jsonl_parser_counts(p, &fast, &cjson);
-	assert_int_equal(fast, 1);
-	cg_jsonl_parser_free(p);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,8 +156,6 @@ int main(void)
 		cmocka_unit_test(common_shapes_are_scanned_without_cjson),
 		cmocka_unit_test(duplicate_keys_keep_their_first_value_in_both_paths),
 		cmocka_unit_test(anything_unusual_is_left_to_cjson),
-		cmocka_unit_test(every_field_name_is_found_and_nothing_else),
-		cmocka_unit_test(cg_jsonl_parse_gives_cjsons_error_for_lines_the_scanner_declines),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

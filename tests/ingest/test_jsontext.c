@@ -75,15 +75,36 @@ static void children_give_the_text_of_each_value(void **state)
 {
 	const char *obj = "{ \"a\" : 12.50, \"b\":\"x,}\\\"y\", \"c\": [1, {\"d\": 2}], \"e\":null }";
 	cg_json_span v[8];
-	assert_int_equal(cg_json_children(obj, obj + strlen(obj), v, 8), 4);
+	assert_int_equal(cg_json_children(obj, obj + strlen(obj), CG_JSON_WS_JSON, v, 8), 4);
 	assert_int_equal(v[0].n, 5);
 	assert_memory_equal(v[0].p, "12.50", 5);
 	assert_memory_equal(v[1].p, "\"x,}\\\"y\"", v[1].n);
 	assert_memory_equal(v[2].p, "[1, {\"d\": 2}]", v[2].n);
 	assert_memory_equal(v[3].p, "null", v[3].n);
 	const char *arr = "[-1, 1, 37888, 7]";
-	assert_int_equal(cg_json_children(arr, arr + strlen(arr), v, 2), 4); /* counts all, fills 2 */
+	assert_int_equal(cg_json_children(arr, arr + strlen(arr), CG_JSON_WS_JSON, v, 2), 4); /* counts all, fills 2 */
 	assert_memory_equal(v[1].p, "1", v[1].n);
+}
+
+static void whitespace_follows_the_rule_asked_for(void **state)
+{
+	/* cJSON takes every byte up to 32 as whitespace, JSON only four: a walk
+	 * of text cJSON accepted must skip what cJSON skipped. */
+	const char *obj = "{\x01\"a\"\x02:\x03" "12\x1f,\"b\":[\x0b" "1,2]\x0c}";
+	cg_json_span v[4];
+	assert_int_equal(cg_json_children(obj, obj + strlen(obj), CG_JSON_WS_CJSON, v, 4), 2);
+	assert_int_equal(v[0].n, 2);
+	assert_memory_equal(v[0].p, "12", 2);
+	assert_int_equal(v[1].n, strlen("[\x0b" "1,2]"));
+	const char *ws = "\x01\x1f \t\r\nx";
+	assert_ptr_equal(cg_json_skip_ws(ws, ws + strlen(ws), CG_JSON_WS_CJSON), ws + 6);
+	assert_ptr_equal(cg_json_skip_ws(ws, ws + strlen(ws), CG_JSON_WS_JSON), ws);
+	assert_ptr_equal(cg_json_skip_ws(ws + 2, ws + strlen(ws), CG_JSON_WS_JSON), ws + 6);
+	/* A number ends at whitespace of the rule, or at a delimiter. */
+	const char *num = "-1.5e3\x01]";
+	assert_ptr_equal(cg_json_skip_value(num, num + strlen(num), CG_JSON_WS_CJSON), num + 6);
+	const char *str = "\"a\\\"b\" x";
+	assert_ptr_equal(cg_json_skip_value(str, str + strlen(str), CG_JSON_WS_JSON), str + 6);
 }
 
 int main(void)
@@ -95,6 +116,7 @@ int main(void)
 		cmocka_unit_test(integers_must_be_whole_and_fit_in_64_bits),
 		cmocka_unit_test(text_that_is_not_a_number_is_refused),
 		cmocka_unit_test(children_give_the_text_of_each_value),
+		cmocka_unit_test(whitespace_follows_the_rule_asked_for),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /* Each record kind read into its typed record, and each reason a line is bad. */
-#include "testutil.h"
+#include "ingestutil.h"
 
 #include <string.h>
 

@@ -1,0 +1,65 @@
+/* The command-line half of tests/ingest/test_kineto.c: what `cgmem report`
+ * says of kineto_oracle.py's self-test trace, in its output and in
+ * summary.json. */
+#include "runutil.h"
+
+#include <string.h>
+
+/* A [memory] event as Kineto writes it. */
+#define MEM(ts, tid, dt, did, addr, b, ta, tr) \
+	"{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":" #tid \
+	",\"ts\":" #ts ",\"args\":{\"Device Type\":" #dt ",\"Device Id\":" #did ",\"Addr\":" #addr \
+	",\"Bytes\":" #b ",\"Total Allocated\":" #ta ",\"Total Reserved\":" #tr "}}"
+
+/* kineto_oracle.py --selftest, event for event (the same trace as
+ * test_kineto.c's): a block from before the trace freed inside it, thread
+ * 2's block written before thread 1's, an out-of-memory event without a
+ * device, and after traceEvents a duplicate key whose second value is NaN. */
+static const char selftest[] =
+	"{\"traceEvents\": ["
+	"{\"ph\": \"X\", \"name\": \"op\", \"ts\": 0, \"dur\": 100, \"pid\": 1, \"tid\": 1},"
+	MEM(25, 2, 1, 0, 333, 100, 1300, 4096) ","
+	MEM(26, 2, 1, 0, 333, -100, 1200, 4096) ","
+	MEM(10.5, 1, 1, 0, 111, -300, 700, 4096) ","
+	MEM(20.25, 1, 1, 0, 222, 500, 1200, 4096) ","
+	MEM(15, 1, 0, -1, 5, 8, 8, 0) ","
+	MEM(30, 1, 1, 0, 222, -500, 700, 4096) ","
+	"{\"ph\": \"i\", \"name\": \"[OutOfMemory]\", \"pid\": 1, \"tid\": 1, \"ts\": 31, \"args\": {\"Bytes\": 1}}"
+	"], \"k\": 1, \"k\": NaN}";
+
+static void the_cli_report_carries_the_trace_facts(void **state)
+{
+	const char *trace = tu_write("cli.json", selftest, (size_t)-1);
+	const char *out = tu_path("cli-out");
+	char *so, *se;
+	int rc = tu_run(&so, &se, NULL, "report", trace, "-o", out, NULL);
+	if (rc != 0)
+		fail_msg("cgmem report exited %d: %s", rc, se);
+	/* The oracle's max_total_allocated: 1300 B. */
+	assert_non_null(strstr(so, "cuda:0: peak 1.27 KiB (1,300 B)"));
+	free(so);
+	free(se);
+	char path[600];
+	snprintf(path, sizeof path, "%s/summary.json", out);
+	cJSON *j = tu_json_file(path);
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "source", "positions", NULL)), "events");
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "source", "time_origin", NULL)), "0 us");
+	assert_true(cJSON_IsNull(tu_json_at(j, "source", "time_origin_unix_ns", NULL)));
+	assert_true(cJSON_IsFalse(tu_json_at(j, "source", "categories_known", NULL)));
+	/* The first cuda event in time (ts 10.5) frees 300 B and leaves Total
+	 * Allocated 700: 1000 B were live before it, 300 of them freed in the
+	 * trace (before it), 700 never (the baseline). */
+	assert_int_equal(tu_json_u64(j, "devices", "0", "baseline_bytes", NULL), 700);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "before_trace_bytes", NULL), 300);
+	cJSON_Delete(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_cli_report_carries_the_trace_facts),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tu_cleanup();
+	return rc;
+}
