@@ -315,8 +315,10 @@ int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err)
 		return 0;
 	b->cap = r->block_bytes > r->carry_len ? r->block_bytes : r->carry_len * 2;
 	if (r->spare && r->spare_cap >= b->cap) {
+		/* Filled to the block size only: a larger spare (the first
+		 * block's, sized by what format detection peeked) must not make
+		 * every later block that large. */
 		b->data = r->spare;
-		b->cap = r->spare_cap;
 		r->spare = NULL;
 	} else {
 		b->data = cg_malloc(b->cap);

@@ -491,6 +491,39 @@ static void peeked_bytes_are_read_again_by_either_api(void **state)
 	free(gz);
 }
 
+static void blocks_after_a_large_peek_keep_the_block_size(void **state)
+{
+	/* 20,000 lines of 100 bytes (2,000,000 B) read in 512-byte blocks
+	 * after peeking 256 KiB, as format detection does: the first block
+	 * holds what was peeked, every later block at most 512 bytes, so at
+	 * least (2,000,000 - 262,144) / 512 = 3,394 more blocks. */
+	size_t n = 20000 * 100;
+	char *text = malloc(n + 1);
+	for (size_t i = 0; i < 20000; i++) {
+		memset(text + i * 100, 'x', 99);
+		text[i * 100 + 99] = '\n';
+	}
+	text[n] = '\0';
+	cg_reader *r = open_memory(text, n, 512, 0);
+	const char *data;
+	size_t len;
+	cg_error err;
+	assert_int_equal(cg_reader_peek(r, (size_t)256 << 10, &data, &len, &err), 0);
+	cg_block b;
+	size_t nblocks = 0, bytes = 0, largest_after_first = 0;
+	while (cg_reader_next(r, &b, &err) > 0) {
+		if (nblocks++ && b.len > largest_after_first)
+			largest_after_first = b.len;
+		bytes += b.len;
+		cg_reader_release(r, &b);
+	}
+	assert_int_equal(bytes, n);
+	assert_true(largest_after_first <= 512);
+	assert_true(nblocks >= 1 + 3394);
+	cg_reader_close(r);
+	free(text);
+}
+
 static void raw_reads_give_every_byte_once(void **state)
 {
 	char text[2048];
@@ -660,6 +693,7 @@ int main(void)
 		cmocka_unit_test(a_gzip_stream_cut_short_ends_the_lines_read_so_far),
 		cmocka_unit_test(corrupt_gzip_data_is_an_input_error_naming_the_file),
 		cmocka_unit_test(peeked_bytes_are_read_again_by_either_api),
+		cmocka_unit_test(blocks_after_a_large_peek_keep_the_block_size),
 		cmocka_unit_test(raw_reads_give_every_byte_once),
 		cmocka_unit_test(byte_counters_count_the_file_and_what_it_holds),
 		cmocka_unit_test(standard_input_is_read_through_a_pipe),
