@@ -3,12 +3,11 @@
 # (default 3,000,000), with the library of an existing build.
 #   sh tests/bench/analysis_cost.sh [N] [BUILD_DIR]
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 n=${1:-3000000}
 build=${2:-build}
 trace=${TMPDIR:-/tmp}/cgmem-bench-$n.jsonl
 [ -f "$trace" ] || python3 tests/bench/gen_trace.py "$n" >"$trace"
-cc -O2 -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -Isrc -Ianalysis tests/bench/bench_analysis.c "$build/libcgmem_lib.a" \
-	$(pkg-config --libs libcjson zlib cairo) -lm -lpthread -o "$build/bench_analysis"
+cmake --build "$build" --target bench_analysis >/dev/null
 ls -l "$trace" | awk '{ printf "%s: %.0f MB\n", $NF, $5 / 1e6 }'
-"$build/bench_analysis" "$trace"
+"$build/tests/bench/bench_analysis" "$trace"

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "analysis.h"
-#include "charts.h"
+#include "chart_draw.h"
 #include "ingest.h"
 #include "outdir.h"
 #include "xalloc.h"

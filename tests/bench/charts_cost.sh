@@ -10,8 +10,6 @@ devices=${2:-2}
 build=${3:-build}
 trace=${TMPDIR:-/tmp}/cgmem-bench-$n-$devices.jsonl
 [ -f "$trace" ] || python3 tests/bench/gen_trace.py "$n" "$devices" >"$trace"
-cc -O2 -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -Isrc -Ianalysis -Irender $(pkg-config --cflags cairo) \
-	tests/bench/bench_charts.c "$build/libcgmem_lib.a" \
-	$(pkg-config --libs libcjson zlib cairo fontconfig) -lm -lpthread -o "$build/bench_charts"
+cmake --build "$build" --target bench_charts >/dev/null
 ls -l "$trace" | awk '{ printf "%s: %.0f MB\n", $NF, $5 / 1e6 }'
-"$build/bench_charts" "$trace" "${TMPDIR:-/tmp}/cgmem-bench-charts"
+"$build/tests/bench/bench_charts" "$trace" "${TMPDIR:-/tmp}/cgmem-bench-charts"

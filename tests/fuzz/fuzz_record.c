@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "finalize.h"
 #include "jsonl.h"
 #include "record.h"
 #include "timeline.h"

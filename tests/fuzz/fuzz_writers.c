@@ -15,7 +15,9 @@
 
 #include "analysis.h"
 #include "chrome_trace.h"
-#include "doc.h"
+#include "doc_html.h"
+#include "doc_markdown.h"
+#include "finalize.h"
 #include "report.h"
 #include "sink.h"
 #include "summary_json.h"

@@ -275,22 +275,6 @@ static void hostile_names_stay_plain_text_for_the_writers_to_escape(void **state
 	cg_timeline_free(tl);
 }
 
-static void markdown_code_and_tables_cannot_be_broken_out_of(void **state)
-{
-	cg_doc *d = cg_doc_new("t");
-	cg_doc_table(d, 2, "lr");
-	cg_doc_row(d, (const char *const[]){"a|b", "`x`"});
-	cg_doc_row(d, (const char *const[]){"line\nbreak", "*"});
-	cg_doc_code(d, "```\nnot a fence");
-	cg_sink *s = cg_sink_memory();
-	cg_doc_write_markdown(d, s);
-	const char *md = cg_sink_data(s, NULL);
-	assert_non_null(strstr(md, "| a\\|b | \\`x\\` |\n|---|---:|\n| line break | \\* |\n"));
-	assert_non_null(strstr(md, "    ```\n    not a fence\n"));
-	cg_sink_close(s, NULL);
-	cg_doc_free(d);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,7 +283,6 @@ int main(void)
 		cmocka_unit_test(drawn_charts_are_figures_and_skipped_ones_say_why),
 		cmocka_unit_test(a_cut_trace_is_said_first),
 		cmocka_unit_test(hostile_names_stay_plain_text_for_the_writers_to_escape),
-		cmocka_unit_test(markdown_code_and_tables_cannot_be_broken_out_of),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

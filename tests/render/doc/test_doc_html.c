@@ -1,0 +1,254 @@
+/* The HTML backend (doc_html.h): one self-contained page (no script, no
+ * external URL, a policy that forbids loading anything), each figure's SVG
+ * read from the folder and inlined with ids made unique, a PNG as a data
+ * URL when there is no SVG, nothing when neither exists, and hostile text
+ * shown as text. */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "doc.h"
+#include "doc_html.h"
+#include "sink.h"
+
+/* The page for d with figures read from dir; the writer must succeed. */
+static char *html(const cg_doc *d, const char *dir)
+{
+	cg_sink *s = cg_sink_memory();
+	cg_error err = CG_ERROR_INIT;
+	assert_int_equal(cg_doc_write_html(d, s, dir, &err), 0);
+	char *page = strdup(cg_sink_data(s, NULL));
+	cg_sink_close(s, NULL);
+	return page;
+}
+
+static size_t count(const char *s, const char *part)
+{
+	size_t n = 0;
+	for (const char *p = strstr(s, part); p; p = strstr(p + 1, part))
+		n++;
+	return n;
+}
+
+/* Nothing on the page may load or run. */
+static void assert_self_contained(const char *page)
+{
+	assert_null(strstr(page, "<script"));
+	assert_null(strstr(page, "<link"));
+	assert_null(strstr(page, "<iframe"));
+	assert_null(strstr(page, "http://"));
+	assert_null(strstr(page, "https://"));
+	assert_null(strstr(page, "@import"));
+	assert_null(strstr(page, "src=\"http"));
+	assert_null(strstr(page, "url(http"));
+}
+
+static void the_page_is_complete_and_self_contained(void **state)
+{
+	cg_doc *d = cg_doc_new("Memory report");
+	cg_doc_paragraph(d, "text");
+	char *page = html(d, tu_tmpdir());
+	assert_int_equal(strncmp(page, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">", 62), 0);
+	assert_non_null(strstr(page, "<title>Memory report</title>"));
+	assert_non_null(strstr(page, "<h1>Memory report</h1>"));
+	/* the policy forbids every fetch but inline styles and data images */
+	assert_non_null(strstr(page, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+				     "style-src 'unsafe-inline'; img-src data:\">"));
+	assert_int_equal(count(page, "<style>"), 1);
+	assert_self_contained(page);
+	const char *tail = "</main>\n</body>\n</html>\n";
+	assert_string_equal(page + strlen(page) - strlen(tail), tail);
+	free(page);
+	cg_doc_free(d);
+}
+
+static void each_block_has_its_element(void **state)
+{
+	cg_doc *d = cg_doc_new("t");
+	cg_doc_heading(d, 1, "One");
+	cg_doc_heading(d, 2, "Two");
+	cg_doc_heading(d, 3, "Three");
+	cg_doc_paragraph(d, "A paragraph.");
+	cg_doc_note(d, "A note.");
+	cg_doc_callout(d, "Read this first.");
+	cg_doc_code(d, "line 1\nline 2");
+	cg_doc_table(d, 4, "lrkp");
+	cg_doc_row(d, (const char *const[]){"device", "peak", "key", "path"});
+	cg_doc_row(d, (const char *const[]){"cpu", "15.44 MiB", "k", "run/fwd"});
+	char *page = html(d, tu_tmpdir());
+	assert_non_null(strstr(page, "</h1>\n<h2>One</h2>\n<h2>Two</h2>\n<h3>Three</h3>\n"
+				     "<p>A paragraph.</p>\n"
+				     "<p class=\"note\">A note.</p>\n"
+				     "<div class=\"callout\">Read this first.</div>\n"
+				     "<pre>line 1\nline 2</pre>\n"
+				     "<table>\n"
+				     "<tr><th>device</th><th class=\"r\">peak</th><th class=\"k\">key</th>"
+				     "<th class=\"p\">path</th></tr>\n"
+				     "<tr><td>cpu</td><td class=\"r\">15.44 MiB</td><td class=\"k\">k</td>"
+				     "<td class=\"p\">run/fwd</td></tr>\n"
+				     "</table>\n</main>"));
+	free(page);
+	cg_doc_free(d);
+}
+
+/* An SVG as cairo writes it: an XML declaration, then ids and references
+ * to them ("glyph0-1", "clip1") that every chart of a page shares. */
+static const char cairo_svg[] =
+	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	"<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"10\" "
+	"height=\"10\">\n"
+	"<defs><g><symbol overflow=\"visible\" id=\"glyph0-1\"><path d=\"M 1 1 L 2 2\"/></symbol></g>\n"
+	"<clipPath id=\"clip1\"><rect x=\"0\" y=\"0\" width=\"5\" height=\"5\"/></clipPath></defs>\n"
+	"<use xlink:href=\"#glyph0-1\" x=\"1\" y=\"2\"/>\n"
+	"<g clip-path=\"url(#clip1)\"><rect width=\"3\" height=\"3\"/></g>\n"
+	"</svg>\n";
+
+static void figures_inline_their_svg_with_ids_of_their_own(void **state)
+{
+	tu_write("timeline.svg", cairo_svg, sizeof cairo_svg - 1);
+	tu_write("top.svg", cairo_svg, sizeof cairo_svg - 1);
+	cg_doc *d = cg_doc_new("t");
+	cg_doc_figure(d, "timeline", "Live memory");
+	cg_doc_paragraph(d, "between");
+	cg_doc_figure(d, "top", "Largest allocations");
+	char *page = html(d, tu_tmpdir());
+	/* the SVG element itself, without the XML declaration */
+	assert_null(strstr(page, "<?xml"));
+	assert_int_equal(count(page, "<svg xmlns="), 2);
+	assert_non_null(strstr(page, "<figure>\n<svg xmlns="));
+	/* ids and the references to them get the figure's prefix */
+	assert_non_null(strstr(page, "id=\"f1-glyph0-1\""));
+	assert_non_null(strstr(page, "xlink:href=\"#f1-glyph0-1\""));
+	assert_non_null(strstr(page, "id=\"f1-clip1\""));
+	assert_non_null(strstr(page, "clip-path=\"url(#f1-clip1)\""));
+	assert_non_null(strstr(page, "id=\"f2-glyph0-1\""));
+	assert_non_null(strstr(page, "clip-path=\"url(#f2-clip1)\""));
+	assert_null(strstr(page, "id=\"glyph0-1\""));
+	assert_null(strstr(page, "url(#clip1)"));
+	assert_non_null(strstr(page, "</svg>\n\n<figcaption>Live memory</figcaption>\n</figure>\n"));
+	assert_non_null(strstr(page, "<figcaption>Largest allocations</figcaption>"));
+	/* the namespace names are names, not fetches: the only URLs */
+	assert_int_equal(count(page, "http://"), 4);
+	free(page);
+	cg_doc_free(d);
+}
+
+/* Without an SVG, the PNG is inlined as a data URL (RFC 4648's "foob"
+ * example: Zm9vYg==); the image's alt text is escaped. */
+static void a_png_is_inlined_when_there_is_no_svg(void **state)
+{
+	tu_write("breakdown.png", "foob", 4);
+	cg_doc *d = cg_doc_new("t");
+	cg_doc_figure(d, "breakdown", "By \"category\" <all>");
+	char *page = html(d, tu_tmpdir());
+	assert_non_null(strstr(page, "<figure>\n<img alt=\"By &quot;category&quot; &lt;all&gt;\" "
+				     "src=\"data:image/png;base64,Zm9vYg==\">\n<figcaption>"));
+	assert_self_contained(page);
+	free(page);
+	cg_doc_free(d);
+}
+
+/* Base64 of every length modulo 3 (RFC 4648, section 10). */
+static void base64_pads_every_length(void **state)
+{
+	static const char *const vectors[][2] = {{"f", "Zg=="},	    {"fo", "Zm8="},	  {"foo", "Zm9v"},
+						 {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+						 {"\xff\xfe\xfd", "//79"}};
+	for (size_t i = 0; i < sizeof vectors / sizeof *vectors; i++) {
+		tu_write("v.png", vectors[i][0], (size_t)-1);
+		cg_doc *d = cg_doc_new("t");
+		cg_doc_figure(d, "v", "v");
+		char *page = html(d, tu_tmpdir());
+		char expected[64];
+		snprintf(expected, sizeof expected, "base64,%s\">", vectors[i][1]);
+		if (!strstr(page, expected))
+			fail_msg("%s: no %s", vectors[i][0], expected);
+		free(page);
+		cg_doc_free(d);
+	}
+}
+
+/* A chart that was not drawn leaves its caption only; the page is still
+ * written. */
+static void a_missing_figure_leaves_its_caption(void **state)
+{
+	cg_doc *d = cg_doc_new("t");
+	cg_doc_figure(d, "never-drawn", "Fragmentation");
+	char *page = html(d, tu_path("no-such-folder"));
+	assert_non_null(strstr(page, "<figure>\n\n<figcaption>Fragmentation</figcaption>\n</figure>\n"));
+	assert_null(strstr(page, "<svg"));
+	assert_null(strstr(page, "<img"));
+	free(page);
+	/* a file that holds no <svg> element is not inlined either */
+	tu_write("broken.svg", "<?xml version=\"1.0\"?>\n<html>not svg</html>", (size_t)-1);
+	cg_doc *e = cg_doc_new("t");
+	cg_doc_figure(e, "broken", "Broken");
+	page = html(e, tu_tmpdir());
+	assert_null(strstr(page, "not svg"));
+	assert_non_null(strstr(page, "<figure>\n\n<figcaption>Broken</figcaption>"));
+	free(page);
+	cg_doc_free(e);
+	cg_doc_free(d);
+}
+
+/* Every block, the title and table cells with hostile strings: shown as
+ * text, nothing runs. */
+static void hostile_text_is_escaped_everywhere(void **state)
+{
+	static const char script[] = "<script>alert(1)</script>";
+	static const char img[] = "\"><img src=x onerror=alert(2)>";
+	cg_doc *d = cg_doc_new(script);
+	cg_doc_heading(d, 2, "%s", script);
+	cg_doc_paragraph(d, "%s", img);
+	cg_doc_note(d, "<!-- %s", script);
+	cg_doc_callout(d, "</div>%s", script);
+	cg_doc_code(d, "</pre><script>alert(3)</script>");
+	cg_doc_table(d, 2, "lr");
+	cg_doc_row(d, (const char *const[]){script, img});
+	cg_doc_figure(d, "missing", script);
+	char *page = html(d, tu_tmpdir());
+	assert_self_contained(page);
+	assert_null(strstr(page, "<img"));
+	assert_null(strstr(page, "<!--"));
+	assert_int_equal(count(page, "</pre>"), 1);
+	assert_int_equal(count(page, "</div>"), 1);
+	/* title, h1, h2, note, callout, cell, caption */
+	assert_int_equal(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"), 7);
+	assert_int_equal(count(page, "&quot;&gt;&lt;img src=x onerror=alert(2)&gt;"), 2);
+	assert_non_null(strstr(page, "<pre>&lt;/pre&gt;&lt;script&gt;alert(3)&lt;/script&gt;</pre>"));
+	free(page);
+	cg_doc_free(d);
+}
+
+/* Control bytes and invalid UTF-8 cannot reach the page. */
+static void control_bytes_and_invalid_utf8_are_cleaned(void **state)
+{
+	cg_doc *d = cg_doc_new("a\x01" "b\xff");
+	cg_doc_paragraph(d, "caf\xc3\xa9\x1b[31m");
+	char *page = html(d, tu_tmpdir());
+	assert_non_null(strstr(page, "<h1>ab\xef\xbf\xbd</h1>"));
+	assert_non_null(strstr(page, "<p>caf\xc3\xa9[31m</p>"));
+	free(page);
+	cg_doc_free(d);
+}
+
+static int teardown(void **state)
+{
+	tu_cleanup();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_page_is_complete_and_self_contained),
+		cmocka_unit_test(each_block_has_its_element),
+		cmocka_unit_test(figures_inline_their_svg_with_ids_of_their_own),
+		cmocka_unit_test(a_png_is_inlined_when_there_is_no_svg),
+		cmocka_unit_test(base64_pads_every_length),
+		cmocka_unit_test(a_missing_figure_leaves_its_caption),
+		cmocka_unit_test(hostile_text_is_escaped_everywhere),
+		cmocka_unit_test(control_bytes_and_invalid_utf8_are_cleaned),
+	};
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}

@@ -1,0 +1,204 @@
+/* Escaping (escape.h) with hostile strings: whatever a trace holds, JSON
+ * stays valid JSON holding the same text, HTML shows it as text, Markdown
+ * cannot be broken out of. Invalid UTF-8 becomes U+FFFD, one for each bad
+ * byte; valid multi-byte characters are kept as they are. */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "escape.h"
+
+#define FFFD "\xef\xbf\xbd"
+
+typedef void (*escaper)(cg_sink *, const char *, size_t);
+
+/* What an escaper writes for the n bytes at s (n -1: strlen), as a
+ * string the caller frees. */
+static char *escaped(escaper fn, const char *s, size_t n)
+{
+	cg_sink *out = cg_sink_memory();
+	fn(out, s, n == (size_t)-1 ? strlen(s) : n);
+	size_t len;
+	const char *d = cg_sink_data(out, &len);
+	char *copy = malloc(len + 1);
+	memcpy(copy, d, len + 1);
+	cg_sink_close(out, NULL);
+	return copy;
+}
+
+static void expect(escaper fn, const char *in, size_t n, const char *out)
+{
+	char *got = escaped(fn, in, n);
+	assert_string_equal(got, out);
+	free(got);
+}
+
+#define JSON(in, out) expect(cg_escape_json, in, sizeof in - 1, out)
+#define HTML(in, out) expect(cg_escape_html, in, sizeof in - 1, out)
+#define MD(in, out) expect(cg_escape_markdown, in, sizeof in - 1, out)
+
+/* --- JSON (RFC 8259, section 7) --- */
+
+static void json_quotes_backslashes_and_controls_are_escaped(void **state)
+{
+	JSON("", "\"\"");
+	JSON("plain id_7", "\"plain id_7\"");
+	JSON("say \"hi\"", "\"say \\\"hi\\\"\"");
+	JSON("C:\\dir\\", "\"C:\\\\dir\\\\\"");
+	JSON("a\nb\rc\td", "\"a\\nb\\rc\\td\"");
+	/* other control bytes as \u00XX; DEL too */
+	JSON("\x01\x1f\x7f\b\f", "\"\\u0001\\u001f\\u007f\\u0008\\u000c\"");
+	/* a NUL inside the n bytes is data, not the end */
+	JSON("a\0b", "\"a\\u0000b\"");
+	/* a string cannot end early and start a key of its own */
+	JSON("\",\"evil\":\"", "\"\\\",\\\"evil\\\":\\\"\"");
+	/* in JSON "</script>" is harmless text */
+	JSON("</script><!--", "\"</script><!--\"");
+}
+
+static void json_replaces_each_invalid_byte_and_keeps_valid_characters(void **state)
+{
+	JSON("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+	JSON("\xf4\x8f\xbf\xbf" FFFD, "\"\xf4\x8f\xbf\xbf" FFFD "\""); /* U+10FFFF, U+FFFD itself */
+	JSON("a\xff" "b", "\"a" FFFD "b\"");		/* never a byte of UTF-8 */
+	JSON("\x80", "\"" FFFD "\"");			/* a stray continuation byte */
+	JSON("\xc0\xaf", "\"" FFFD FFFD "\"");		/* overlong '/' */
+	JSON("\xed\xa0\x80", "\"" FFFD FFFD FFFD "\"");	/* a surrogate */
+	JSON("\xf4\x90\x80\x80", "\"" FFFD FFFD FFFD FFFD "\""); /* past U+10FFFF */
+	JSON("x\xe2\x82", "\"x" FFFD FFFD "\"");	/* cut short by the end */
+	JSON("\xe2\x82" "a", "\"" FFFD FFFD "a\"");	/* cut short by ASCII */
+}
+
+/* Every hostile string reads back through cJSON as itself (invalid bytes
+ * as U+FFFD). */
+static void json_output_parses_back_to_the_string(void **state)
+{
+	static const char *const cases[][2] = {
+		{"<script>alert(1)</script>", "<script>alert(1)</script>"},
+		{"\\\"><img src=x onerror=alert(2)>", "\\\"><img src=x onerror=alert(2)>"},
+		{"tab\there\nnewline\x01", "tab\there\nnewline\x01"},
+		{"bad\xfe\xc3", "bad" FFFD FFFD},
+		{"\xe6\x97\xa5\xe6\x9c\xac", "\xe6\x97\xa5\xe6\x9c\xac"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *text = escaped(cg_escape_json, cases[i][0], (size_t)-1);
+		cJSON *j = cJSON_Parse(text);
+		if (!cJSON_IsString(j))
+			fail_msg("not a JSON string: %s", text);
+		assert_string_equal(j->valuestring, cases[i][1]);
+		cJSON_Delete(j);
+		free(text);
+	}
+}
+
+/* Strings longer than one reservation of the sink are written piecewise:
+ * the same text. */
+static void json_long_strings_are_escaped_whole(void **state)
+{
+	const size_t n = CG_SINK_RESERVE_MAX + 1000;
+	char *s = malloc(n + 1);
+	memset(s, 'a', n);
+	s[n] = '\0';
+	char *plain = escaped(cg_escape_json, s, n);
+	assert_int_equal(strlen(plain), n + 2);
+	assert_int_equal(plain[0], '"');
+	assert_int_equal(plain[n + 1], '"');
+	assert_int_equal(strspn(plain + 1, "a"), n);
+	free(plain);
+	s[n - 1] = '"';
+	s[7] = '\n';
+	char *quoted = escaped(cg_escape_json, s, n);
+	assert_int_equal(strlen(quoted), n + 4);
+	assert_memory_equal(quoted + 1 + 7, "\\n", 2);
+	assert_memory_equal(quoted + n + 1, "\\\"\"", 3);
+	free(quoted);
+	free(s);
+}
+
+/* --- HTML --- */
+
+static void html_markup_characters_become_entities(void **state)
+{
+	HTML("a & b", "a &amp; b");
+	HTML("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;");
+	HTML("</script>", "&lt;/script&gt;");
+	HTML("<!-- x -->", "&lt;!-- x --&gt;");
+	/* attribute values cannot be closed with either quote */
+	HTML("\" onload=\"x' y='", "&quot; onload=&quot;x&#39; y=&#39;");
+	/* an entity in the text stays text */
+	HTML("&lt;", "&amp;lt;");
+	HTML("", "");
+}
+
+static void html_drops_control_bytes_but_newlines_and_tabs(void **state)
+{
+	HTML("a\x01\x1f\x7f" "b", "ab");
+	HTML("a\rb", "ab");
+	HTML("line\nnext\tcol", "line\nnext\tcol");
+	HTML("a\0b", "ab"); /* a NUL inside the n bytes */
+}
+
+static void html_replaces_invalid_utf8_and_keeps_valid(void **state)
+{
+	HTML("caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80");
+	HTML("<\xff>", "&lt;" FFFD "&gt;");
+	HTML("\xc0\xbc" "script", FFFD FFFD "script"); /* an overlong '<' is no '<' */
+	HTML("\xed\xbf\xbf", FFFD FFFD FFFD);
+	HTML("end\xf0\x9f\x98", "end" FFFD FFFD FFFD);
+}
+
+/* --- Markdown (GitHub-flavoured) --- */
+
+static void markdown_metacharacters_are_escaped(void **state)
+{
+	MD("a|b", "a\\|b");
+	MD("`code`", "\\`code\\`");
+	MD("**bold** _it_", "\\*\\*bold\\*\\* \\_it\\_");
+	MD("[link](http://x)", "\\[link\\](http://x)");
+	MD("back\\slash", "back\\\\slash");
+	MD("optimizer_state", "optimizer\\_state");
+	/* HTML inside Markdown is text */
+	MD("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;");
+	MD("<!--", "&lt;!--");
+	MD("a & b", "a &amp; b");
+	/* a '#' inside text is plain: only at the start of a line is it a
+	 * heading, and text never starts a line (newlines become spaces) */
+	MD("step #3", "step #3");
+	MD("", "");
+}
+
+/* A table cell or a line is one line: newlines, CR and tabs become spaces,
+ * so "\n# heading" or "\n| x |" cannot start a line of its own. */
+static void markdown_text_stays_on_its_line(void **state)
+{
+	MD("a\nb\rc\td", "a b c d");
+	MD("x\n# heading", "x # heading");
+	MD("x\n| y |", "x \\| y \\|");
+	MD("a\x01\x1f\x7f" "b", "ab");
+	MD("a\0b", "ab");
+}
+
+static void markdown_replaces_invalid_utf8_and_keeps_valid(void **state)
+{
+	MD("mlp \xe2\x80\x94 adam", "mlp \xe2\x80\x94 adam");
+	MD("a\xff\xfe" "b", "a" FFFD FFFD "b");
+	MD("\xe0\x80\xaa", FFFD FFFD FFFD); /* overlong */
+	MD("x\xc3", "x" FFFD);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(json_quotes_backslashes_and_controls_are_escaped),
+		cmocka_unit_test(json_replaces_each_invalid_byte_and_keeps_valid_characters),
+		cmocka_unit_test(json_output_parses_back_to_the_string),
+		cmocka_unit_test(json_long_strings_are_escaped_whole),
+		cmocka_unit_test(html_markup_characters_become_entities),
+		cmocka_unit_test(html_drops_control_bytes_but_newlines_and_tabs),
+		cmocka_unit_test(html_replaces_invalid_utf8_and_keeps_valid),
+		cmocka_unit_test(markdown_metacharacters_are_escaped),
+		cmocka_unit_test(markdown_text_stays_on_its_line),
+		cmocka_unit_test(markdown_replaces_invalid_utf8_and_keeps_valid),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
