@@ -2,6 +2,7 @@
  * peak. (The report's trace.json.gz of a real sample, through the command
  * line: tests/cli/test_chrome_trace_cli.c.) */
 #include "tlbuild.h"
+#include "tracecheck.h"
 
 #include <string.h>
 
@@ -62,80 +63,6 @@ static cJSON *chrome(cg_timeline *tl, const cg_chrome_options *o, cg_analysis **
 	return j;
 }
 
-static double num(cJSON *e, const char *k)
-{
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(e, k);
-	assert_true(cJSON_IsNumber(v));
-	return v->valuedouble;
-}
-
-static const char *str(cJSON *e, const char *k)
-{
-	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, k));
-}
-
-typedef struct xev {
-	double start, end, tid;
-	const char *name, *id, *parent;
-} xev;
-
-static int cmp_xev(const void *a, const void *b)
-{
-	const xev *x = a, *y = b;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end > y->end ? -1 : x->end < y->end;
-}
-
-/* Every pair of X events on one thread is nested or disjoint, and every span
- * lies within its parent span. */
-static void assert_properly_nested(cJSON *events)
-{
-	size_t n = 0, cap = 1024;
-	xev *x = malloc(cap * sizeof *x);
-	cJSON *e;
-	cJSON_ArrayForEach(e, events)
-	{
-		if (strcmp(str(e, "ph"), "X") != 0)
-			continue;
-		if (n == cap)
-			x = realloc(x, (cap *= 2) * sizeof *x);
-		cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
-		double st = num(e, "ts");
-		x[n++] = (xev){st, st + num(e, "dur"), num(e, "tid"), str(e, "name"), str(args, "span_id"),
-			       str(args, "parent_id")};
-	}
-	qsort(x, n, sizeof *x, cmp_xev);
-	/* per thread, a stack of open slices: each new one must fit in the top */
-	size_t *stack = malloc((n + 1) * sizeof *stack), depth = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && x[i].tid != x[i - 1].tid)
-			depth = 0;
-		while (depth && x[stack[depth - 1]].end <= x[i].start && x[stack[depth - 1]].end < x[i].end)
-			depth--;
-		if (depth && x[i].end > x[stack[depth - 1]].end + 1e-9)
-			fail_msg("%s [%f,%f] overlaps %s [%f,%f] on tid %g", x[i].name, x[i].start, x[i].end,
-				 x[stack[depth - 1]].name, x[stack[depth - 1]].start, x[stack[depth - 1]].end, x[i].tid);
-		stack[depth++] = i;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!x[i].parent)
-			continue;
-		size_t found = 0;
-		for (size_t k = 0; k < n; k++) {
-			if (x[k].id && strcmp(x[k].id, x[i].parent) == 0) {
-				assert_true(x[k].start <= x[i].start && x[i].end <= x[k].end + 1e-9);
-				found++;
-			}
-		}
-		assert_int_equal(found, 1);
-	}
-	free(stack);
-	free(x);
-}
-
 static void timestamps_are_microseconds_with_three_decimals(void **state)
 {
 	char buf[32];
@@ -165,19 +92,19 @@ static void spans_nest_and_overlapping_siblings_get_their_own_lane(void **state)
 	tu_span_end(tl, "a", 1000);
 	cJSON *j = chrome(tl, NULL, &a);
 	cJSON *events = cJSON_GetObjectItemCaseSensitive(j, "traceEvents");
-	assert_properly_nested(events);
+	tu_assert_properly_nested(events);
 	double tid_b = 0, tid_c = 0, dur_d = 0;
 	cJSON *e;
 	cJSON_ArrayForEach(e, events)
 	{
-		if (strcmp(str(e, "ph"), "X") != 0)
+		if (strcmp(tu_event_str(e, "ph"), "X") != 0)
 			continue;
-		if (strcmp(str(e, "name"), "left") == 0)
-			tid_b = num(e, "tid");
-		if (strcmp(str(e, "name"), "right") == 0)
-			tid_c = num(e, "tid");
-		if (strcmp(str(e, "name"), "tail") == 0)
-			dur_d = num(e, "dur");
+		if (strcmp(tu_event_str(e, "name"), "left") == 0)
+			tid_b = tu_event_num(e, "tid");
+		if (strcmp(tu_event_str(e, "name"), "right") == 0)
+			tid_c = tu_event_num(e, "tid");
+		if (strcmp(tu_event_str(e, "name"), "tail") == 0)
+			dur_d = tu_event_num(e, "dur");
 	}
 	assert_true(tid_b != tid_c);
 	assert_true(dur_d == 0.090); /* clipped to its parent's end at 150 ns */
@@ -204,26 +131,26 @@ static void an_op_and_its_span_share_one_slice(void **state)
 	tu_span_end(tl, "a", 1000);
 	cJSON *j = chrome(tl, NULL, &a);
 	cJSON *events = cJSON_GetObjectItemCaseSensitive(j, "traceEvents");
-	assert_properly_nested(events);
+	tu_assert_properly_nested(events);
 	int mm = 0, relu = 0, shared = 0;
 	cJSON *e;
 	cJSON_ArrayForEach(e, events)
 	{
-		if (strcmp(str(e, "ph"), "X") != 0)
+		if (strcmp(tu_event_str(e, "ph"), "X") != 0)
 			continue;
 		cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
-		bool has_span = str(args, "span_id") != NULL, has_shape = str(args, "shape") != NULL;
-		if (strcmp(str(e, "name"), "aten::mm") == 0) {
+		bool has_span = tu_event_str(args, "span_id") != NULL, has_shape = tu_event_str(args, "shape") != NULL;
+		if (strcmp(tu_event_str(e, "name"), "aten::mm") == 0) {
 			mm++;
 			if (has_span && has_shape) {
 				shared++;
-				assert_string_equal(str(args, "span_id"), "m");
-				assert_string_equal(str(args, "shape"), "[2, 3]");
-				assert_true(num(args, "storage_bytes") == 24); /* the first op */
-				assert_true(num(e, "dur") == 0.050);
+				assert_string_equal(tu_event_str(args, "span_id"), "m");
+				assert_string_equal(tu_event_str(args, "shape"), "[2, 3]");
+				assert_true(tu_event_num(args, "storage_bytes") == 24); /* the first op */
+				assert_true(tu_event_num(e, "dur") == 0.050);
 			}
 		}
-		if (strcmp(str(e, "name"), "aten::relu") == 0) {
+		if (strcmp(tu_event_str(e, "name"), "aten::relu") == 0) {
 			relu++;
 			assert_false(has_span && has_shape); /* 30 ns against the span's 40 */
 		}
@@ -254,24 +181,24 @@ static void the_live_memory_counter_peaks_at_the_analysed_peak(void **state)
 	cJSON *e;
 	cJSON_ArrayForEach(e, events)
 	{
-		const char *ph = str(e, "ph"), *name = str(e, "name");
+		const char *ph = tu_event_str(e, "ph"), *name = tu_event_str(e, "name");
 		if (strcmp(ph, "C") == 0 && strcmp(name, "live memory") == 0) {
-			double v = num(cJSON_GetObjectItemCaseSensitive(e, "args"), "bytes");
+			double v = tu_event_num(cJSON_GetObjectItemCaseSensitive(e, "args"), "bytes");
 			if (v > max)
 				max = v;
 			samples++;
 		}
-		if (strcmp(ph, "C") == 0 && strcmp(name, "live memory by category") == 0 && num(e, "ts") == 0.020) {
+		if (strcmp(ph, "C") == 0 && strcmp(name, "live memory by category") == 0 && tu_event_num(e, "ts") == 0.020) {
 			/* at 20 ns: 7 B of gradient live from the start, 100 parameter, 50 activation */
 			cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
-			assert_true(num(args, "parameter") == 100);
-			assert_true(num(args, "activation") == 50);
-			assert_true(num(args, "gradient") == 7);
+			assert_true(tu_event_num(args, "parameter") == 100);
+			assert_true(tu_event_num(args, "activation") == 50);
+			assert_true(tu_event_num(args, "gradient") == 7);
 		}
 		if (strcmp(ph, "i") == 0 && strncmp(name, "peak", 4) == 0) {
 			peak_instant = true;
-			assert_true(num(e, "ts") == 0.020);
-			assert_true(num(cJSON_GetObjectItemCaseSensitive(e, "args"), "bytes") == 157);
+			assert_true(tu_event_num(e, "ts") == 0.020);
+			assert_true(tu_event_num(cJSON_GetObjectItemCaseSensitive(e, "args"), "bytes") == 157);
 		}
 	}
 	assert_true(max == 157); /* 7 before the trace + 100 + 50 */
@@ -306,18 +233,18 @@ static void downsampling_keeps_the_exact_peak(void **state)
 	cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "traceEvents"))
 	{
-		if (strcmp(str(e, "ph"), "C") != 0)
+		if (strcmp(tu_event_str(e, "ph"), "C") != 0)
 			continue;
 		events++;
 		cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
-		if (strcmp(str(e, "name"), "live memory") == 0) {
-			double v = num(args, "bytes");
+		if (strcmp(tu_event_str(e, "name"), "live memory") == 0) {
+			double v = tu_event_num(args, "bytes");
 			if (v > max)
 				max = v;
 			samples++;
-		} else if (strcmp(str(e, "name"), "live memory by category") == 0 &&
+		} else if (strcmp(tu_event_str(e, "name"), "live memory by category") == 0 &&
 			   cJSON_GetObjectItemCaseSensitive(args, "activation")) { /* absent while 0 */
-			double v = num(args, "activation");
+			double v = tu_event_num(args, "activation");
 			if (v > max_by_category)
 				max_by_category = v;
 		}
@@ -341,13 +268,13 @@ static void hostile_names_stay_inside_their_strings(void **state)
 	cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "traceEvents"))
 	{
-		if (strcmp(str(e, "ph"), "X") == 0) {
+		if (strcmp(tu_event_str(e, "ph"), "X") == 0) {
 			x++;
-			assert_string_equal(str(e, "name"), "\"},{\"ph\":\"X\"\n<script>../\x01");
+			assert_string_equal(tu_event_str(e, "name"), "\"},{\"ph\":\"X\"\n<script>../\x01");
 		}
 	}
 	assert_int_equal(x, 1);
-	assert_string_equal(str(cJSON_GetObjectItemCaseSensitive(j, "otherData"), "run_id"), "r<1>");
+	assert_string_equal(tu_event_str(cJSON_GetObjectItemCaseSensitive(j, "otherData"), "run_id"), "r<1>");
 	cJSON_Delete(j);
 	cg_analysis_free(a);
 	cg_timeline_free(tl);
@@ -377,10 +304,10 @@ static void names_that_are_not_utf8_come_out_as_valid_json(void **state)
 	cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "traceEvents"))
 	{
-		if (strcmp(str(e, "ph"), "X") == 0) {
+		if (strcmp(tu_event_str(e, "ph"), "X") == 0) {
 			x++;
 			/* each bad byte is U+FFFD; the good ones stay */
-			assert_memory_equal(str(e, "name"), "ok\xef\xbf\xbd\xef\xbf\xbd ", 9);
+			assert_memory_equal(tu_event_str(e, "name"), "ok\xef\xbf\xbd\xef\xbf\xbd ", 9);
 		}
 	}
 	assert_int_equal(x, 1);
