@@ -23,7 +23,7 @@
  *
  * 11 memory records: 7 allocations of 1000 + 400 + 200 + 1000 + 300 + 500
  * + 50 = 3450 B, 4 frees; live at the end w, m, x = 1550 B. */
-#include "tlbuild.h"
+#include "summary_trace.h"
 
 #include <math.h>
 #include <string.h>
@@ -40,22 +40,7 @@ static cg_timeline *hand_trace(void)
 	cg_timeline *tl = tu_tl_new();
 	tu_meta(tl, "run_id", "hand");
 	tu_meta(tl, "model", "mlp");
-	tu_span(tl, "r", NULL, "run", 0, 1000, CG_PHASE_NONE);
-	tu_span(tl, "f", "r", "fwd", 100, 400, CG_PHASE_FORWARD);
-	tu_span(tl, "b", "r", "bwd", 400, 700, CG_PHASE_BACKWARD);
-	tu_span(tl, "o", "r", "opt", 700, 900, CG_PHASE_OPTIMIZER);
-	tu_mem_shaped(tl, 10, "w", "r", DEV, 1000, A, CG_CAT_PARAMETER, "empty", (const uint64_t[]){250}, 1);
-	tu_mem(tl, 110, "a1", "f", DEV, 400, A, CG_CAT_ACTIVATION, "linear");
-	tu_mem(tl, 120, "a2", "f", DEV, 200, A, CG_CAT_ACTIVATION, "relu");
-	tu_mem_shaped(tl, 410, "g", "b", DEV, 1000, A, CG_CAT_GRADIENT, "grad", (const uint64_t[]){25, 10}, 2);
-	tu_devmem(tl, 415, DEV, 3000, 1000, 4000);
-	tu_mem(tl, 420, "a1", "b", DEV, 400, F, CG_CAT_ACTIVATION, "linear");
-	tu_mem(tl, 430, "a2", "b", DEV, 200, F, CG_CAT_ACTIVATION, "relu");
-	tu_mem(tl, 440, "ws", "b", DEV, 300, A, CG_CAT_TEMPORARY, "mm_ws");
-	tu_mem(tl, 450, "ws", "b", DEV, 300, F, CG_CAT_TEMPORARY, "mm_ws");
-	tu_mem(tl, 710, "m", "o", DEV, 500, A, CG_CAT_OPTIMIZER_STATE, "zeros");
-	tu_mem(tl, 720, "g", "o", DEV, 1000, F, CG_CAT_GRADIENT, "grad");
-	tu_mem(tl, 800, "x", "o", DEV, 50, A, CG_CAT_ACTIVATION, "leaky");
+	summary_trace_add(tl);
 	tu_gradient(tl, "model", "fc.weight", CG_GRAD_PRESENT, true, 1.5);
 	tu_gradient(tl, "model", "fc.bias", CG_GRAD_MISSING, false, 0);
 	tu_gradient(tl, "model", "fc.weight", CG_GRAD_NON_FINITE, true, NAN);
