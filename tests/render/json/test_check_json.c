@@ -5,6 +5,7 @@
  * w 100 + act0 64 = 164 B at t = 111 and frees every activation, leaving
  * only the parameter w. */
 #include "tlbuild.h"
+#include "jsonpath.h"
 
 #include <string.h>
 
@@ -50,29 +51,6 @@ static void release(judged *j)
 		cg_timeline_free(j->tl[s]);
 	}
 }
-
-static const char *json_str(const cJSON *j)
-{
-	if (!cJSON_IsString(j))
-		fail_msg("not a string");
-	return j->valuestring;
-}
-
-static double json_double(const cJSON *j)
-{
-	if (!cJSON_IsNumber(j))
-		fail_msg("not a number");
-	return j->valuedouble;
-}
-
-#define AT(j, ...) tu_json_at(j, __VA_ARGS__, NULL)
-#define U64(j, ...) tu_json_u64(j, __VA_ARGS__, NULL)
-#define DBL(j, ...) json_double(AT(j, __VA_ARGS__))
-#define STR(j, ...) json_str(AT(j, __VA_ARGS__))
-#define IS_NULL(j, ...) assert_true(cJSON_IsNull(AT(j, __VA_ARGS__)))
-#define IS_TRUE(j, ...) assert_true(cJSON_IsTrue(AT(j, __VA_ARGS__)))
-#define IS_FALSE(j, ...) assert_true(cJSON_IsFalse(AT(j, __VA_ARGS__)))
-#define LEN(j, ...) cJSON_GetArraySize(AT(j, __VA_ARGS__))
 
 /* Every limit on one device, in the order of the schema. The replay
  * estimates fragmentation (no checkpoints, not a CPU): w and act0 (128 B

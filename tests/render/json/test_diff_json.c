@@ -5,6 +5,7 @@
  * comment: the base run (RUN_SPEC_INIT) peaks at w 100 + act0 64 = 164 B
  * at t = 111 (step 0: t0 = 100, act allocated at t0 + 11). */
 #include "tlbuild.h"
+#include "jsonpath.h"
 
 #include <string.h>
 
@@ -46,29 +47,6 @@ static void release(runs *r)
 		cg_timeline_free(r->tl[s]);
 	}
 }
-
-static const char *json_str(const cJSON *j)
-{
-	if (!cJSON_IsString(j))
-		fail_msg("not a string");
-	return j->valuestring;
-}
-
-static double json_double(const cJSON *j)
-{
-	if (!cJSON_IsNumber(j))
-		fail_msg("not a number");
-	return j->valuedouble;
-}
-
-#define AT(j, ...) tu_json_at(j, __VA_ARGS__, NULL)
-#define U64(j, ...) tu_json_u64(j, __VA_ARGS__, NULL)
-#define DBL(j, ...) json_double(AT(j, __VA_ARGS__))
-#define STR(j, ...) json_str(AT(j, __VA_ARGS__))
-#define IS_NULL(j, ...) assert_true(cJSON_IsNull(AT(j, __VA_ARGS__)))
-#define IS_TRUE(j, ...) assert_true(cJSON_IsTrue(AT(j, __VA_ARGS__)))
-#define IS_FALSE(j, ...) assert_true(cJSON_IsFalse(AT(j, __VA_ARGS__)))
-#define LEN(j, ...) cJSON_GetArraySize(AT(j, __VA_ARGS__))
 
 /* A change object with both sides known. */
 static void assert_change(cJSON *c, uint64_t base, uint64_t new_v, double change)

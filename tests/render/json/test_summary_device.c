@@ -19,6 +19,7 @@
  *   21    800  x   +50   activation "leaky"    1550   opt   <- the end
  */
 #include "summary_trace.h"
+#include "jsonpath.h"
 
 #include <string.h>
 
@@ -54,29 +55,6 @@ static cJSON *device_of(const cg_timeline *tl, cJSON **doc)
 	cg_analysis_free(a);
 	return tu_json_at(*doc, "devices", "0", NULL);
 }
-
-static const char *json_str(const cJSON *j)
-{
-	if (!cJSON_IsString(j))
-		fail_msg("not a string");
-	return j->valuestring;
-}
-
-static double json_double(const cJSON *j)
-{
-	if (!cJSON_IsNumber(j))
-		fail_msg("not a number");
-	return j->valuedouble;
-}
-
-#define AT(j, ...) tu_json_at(j, __VA_ARGS__, NULL)
-#define U64(j, ...) tu_json_u64(j, __VA_ARGS__, NULL)
-#define DBL(j, ...) json_double(AT(j, __VA_ARGS__))
-#define STR(j, ...) json_str(AT(j, __VA_ARGS__))
-#define IS_NULL(j, ...) assert_true(cJSON_IsNull(AT(j, __VA_ARGS__)))
-#define IS_TRUE(j, ...) assert_true(cJSON_IsTrue(AT(j, __VA_ARGS__)))
-#define IS_FALSE(j, ...) assert_true(cJSON_IsFalse(AT(j, __VA_ARGS__)))
-#define LEN(j, ...) cJSON_GetArraySize(AT(j, __VA_ARGS__))
 
 static const char *const categories[] = {"parameter", "optimizer_state", "input",   "temporary",	"activation",
 					 "gradient",  "autograd_detail", "unknown", "before_profiling"};

@@ -24,6 +24,7 @@
  * 11 memory records: 7 allocations of 1000 + 400 + 200 + 1000 + 300 + 500
  * + 50 = 3450 B, 4 frees; live at the end w, m, x = 1550 B. */
 #include "summary_trace.h"
+#include "jsonpath.h"
 
 #include <math.h>
 #include <string.h>
@@ -74,20 +75,6 @@ static cJSON *summary(const cg_timeline *tl)
 	free(text);
 	return j;
 }
-
-static const char *json_str(const cJSON *j)
-{
-	if (!cJSON_IsString(j))
-		fail_msg("not a string");
-	return j->valuestring;
-}
-
-#define AT(j, ...) tu_json_at(j, __VA_ARGS__, NULL)
-#define U64(j, ...) tu_json_u64(j, __VA_ARGS__, NULL)
-#define STR(j, ...) json_str(AT(j, __VA_ARGS__))
-#define IS_NULL(j, ...) assert_true(cJSON_IsNull(AT(j, __VA_ARGS__)))
-#define IS_TRUE(j, ...) assert_true(cJSON_IsTrue(AT(j, __VA_ARGS__)))
-#define IS_FALSE(j, ...) assert_true(cJSON_IsFalse(AT(j, __VA_ARGS__)))
 
 static void the_top_level_says_what_it_is(void **state)
 {
