@@ -174,7 +174,8 @@ static int run_passes(cg_analysis *a, shared *s, cg_error *err)
 	cg_free(estimated);
 	if (rc < 0)
 		return rc;
-	return cg_gradients_run(&a->gradients, tl, err);
+	RUN(cg_gradients_run(&a->gradients, tl, err));
+	return cg_allocstate_run(&a->allocstate, tl, err);
 }
 
 int cg_analysis_run(cg_analysis **out, const cg_timeline *tl, const cg_analysis_options *o,
@@ -215,5 +216,6 @@ void cg_analysis_free(cg_analysis *a)
 	cg_lifetimes_free(a->lifetimes);
 	cg_endtrace_free(a->end);
 	cg_gradients_free(a->gradients);
+	cg_allocstate_free(a->allocstate);
 	cg_free(a);
 }

@@ -14,6 +14,7 @@
 #ifndef CG_ANALYSIS_H
 #define CG_ANALYSIS_H
 
+#include "allocstate.h"
 #include "checkpoints.h"
 #include "endtrace.h"
 #include "gradients.h"
@@ -44,6 +45,7 @@ typedef struct cg_analysis {
 	cg_lifetimes_result *lifetimes;	 /* 7. lifetimes and temporaries */
 	cg_endtrace_result *end;	 /* 8. the end of the trace */
 	cg_gradients_result *gradients;	 /* 9. gradient states */
+	cg_allocstate_result *allocstate; /* 10. the allocator's segments and blocks (snapshots; else 0 devices) */
 } cg_analysis;
 
 /* Runs every pass. *out belongs to the caller; on failure it is NULL and

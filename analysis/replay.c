@@ -4,6 +4,7 @@
 
 #include "checked.h"
 #include "parallel.h"
+#include "snapshot.h"
 #include "xalloc.h"
 
 enum { SMALL, LARGE, NPOOLS };
@@ -22,6 +23,7 @@ typedef struct blk {
 
 typedef struct model {
 	bool expandable;
+	uint64_t max_split; /* max_split_size as recorded by a snapshot; UINT64_MAX: no limit (the default) */
 	blk *b;
 	size_t nb, cap;
 	uint32_t free_slots; /* reusable block slots, linked through next */
@@ -228,9 +230,23 @@ static uint32_t map_more(model *m, int pool, uint64_t size)
 	return x;
 }
 
-static bool should_split(int pool, uint64_t remaining)
+/* Blocks of max_split_size or more are never split (should_split in
+ * CUDACachingAllocator.cpp). */
+static bool should_split(const model *m, int pool, uint64_t size, uint64_t remaining)
 {
-	return pool == SMALL ? remaining >= CG_CUDA_MIN_BLOCK_SIZE : remaining > CG_CUDA_SMALL_SIZE;
+	if (pool == SMALL)
+		return remaining >= CG_CUDA_MIN_BLOCK_SIZE;
+	return size < m->max_split && remaining > CG_CUDA_SMALL_SIZE;
+}
+
+/* get_free_block's rules for max_split_size: a request under it takes no
+ * oversized block, and one at or over it a block at most kLargeBuffer
+ * larger. As best fit finds the smallest block, a refusal stands. */
+static bool fits_split_rules(const model *m, uint64_t size, uint64_t block)
+{
+	if (size < m->max_split)
+		return block < m->max_split;
+	return block - size < CG_CUDA_LARGE_BUFFER;
 }
 
 /* Allocates bytes; returns the block or CG_NONE (nothing for 0 bytes, as
@@ -246,12 +262,14 @@ static uint32_t model_alloc(model *m, uint64_t bytes)
 	}
 	int pool = size <= CG_CUDA_SMALL_SIZE ? SMALL : LARGE;
 	uint32_t x = best_fit(m, pool, size);
+	if (x != CG_NONE && pool == LARGE && m->max_split != UINT64_MAX && !fits_split_rules(m, size, m->b[x].size))
+		x = CG_NONE;
 	if (x != CG_NONE)
 		tree_remove(m, x);
 	else if ((x = map_more(m, pool, size)) == CG_NONE)
 		return CG_NONE;
 	uint64_t remaining = m->b[x].size - size;
-	if (should_split(pool, remaining)) {
+	if (should_split(m, pool, size, remaining)) {
 		uint32_t rest = new_block(m, m->b[x].addr + size, remaining, pool);
 		m->b[x].size = size;
 		m->b[rest].prev = x;
@@ -339,7 +357,12 @@ static bool replay(device_ctx *c, bool expandable, cg_replay_variant *v)
 {
 	const cg_timeline *tl = c->tl;
 	const cg_device *dev = c->dev;
-	model m = {.expandable = expandable, .free_slots = CG_NONE, .rng = 2463534242u};
+	model m = {.expandable = expandable, .max_split = UINT64_MAX, .free_slots = CG_NONE, .rng = 2463534242u};
+	/* A snapshot records the allocator's settings: its max_split_size
+	 * applies to standard segments (an expandable segment grows at its
+	 * end, and that model assumes no free block fits). */
+	if (!expandable && tl->snapshot && tl->snapshot->max_split_size > 0)
+		m.max_split = (uint64_t)tl->snapshot->max_split_size;
 	for (int p = 0; p < NPOOLS; p++)
 		m.root[p] = m.tail[p] = CG_NONE;
 	memset(c->block_of, 0xff, (dev->mem_count ? dev->mem_count : 1) * sizeof *c->block_of);

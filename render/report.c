@@ -5,41 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_cells.h"
+#include "report_snapshot.h"
 #include "units.h"
 #include "utf8.h"
 #include "xalloc.h"
-
-#define ROW(d, ...) cg_doc_row(d, (const char *const[]){__VA_ARGS__})
-
-/* Buffers for one table cell each; formatting helpers write into them. */
-typedef char cell[160];
-
-static const char *bytes(cell c, uint64_t b)
-{
-	return cg_fmt_bytes(c, sizeof(cell), b);
-}
-
-static const char *bytes_exact(cell c, uint64_t b)
-{
-	char h[32], e[32];
-	snprintf(c, sizeof(cell), "%s (%s B)", cg_fmt_bytes(h, sizeof h, b), cg_fmt_count(e, sizeof e, b));
-	return c;
-}
-
-static const char *when(cell c, uint64_t ns)
-{
-	return cg_fmt_time(c, sizeof(cell), ns);
-}
-
-static const char *count(cell c, uint64_t n)
-{
-	return cg_fmt_count(c, sizeof(cell), n);
-}
-
-static const char *percent(cell c, uint64_t part, uint64_t whole)
-{
-	return cg_fmt_percent(c, sizeof(cell), whole ? (double)part / (double)whole : 0.0);
-}
 
 static const char *category_label(cg_category c)
 {
@@ -51,8 +21,7 @@ static const char *dev_name(const cg_timeline *tl, uint32_t d)
 	return cg_timeline_str(tl, tl->devices[d].name);
 }
 
-/* The chart "<kind>.<device>" when it was drawn; else a note why not. */
-static void figure(cg_doc *d, const cg_chart_list *charts, const cg_timeline *tl, const char *kind, uint32_t dev)
+void cg_report_figure(cg_doc *d, const cg_chart_list *charts, const cg_timeline *tl, const char *kind, uint32_t dev)
 {
 	if (!charts)
 		return;
@@ -81,7 +50,7 @@ static void callouts(cg_doc *d, const cg_analysis *a)
 	for (size_t i = 0; i < tl->nooms && i < 3; i++) {
 		cell t, b;
 		cg_doc_callout(d, "Out of memory on %s at %s: an allocation of %s failed.",
-			       dev_name(tl, tl->ooms[i].device), when(t, tl->ooms[i].t_ns), bytes(b, tl->ooms[i].bytes));
+			       dev_name(tl, tl->ooms[i].device), when(tl, t, tl->ooms[i].t_ns), bytes(b, tl->ooms[i].bytes));
 	}
 	if (tl->nooms > 3)
 		cg_doc_note(d, "... and %zu more out-of-memory events.", tl->nooms - 3);
@@ -89,6 +58,7 @@ static void callouts(cg_doc *d, const cg_analysis *a)
 		if (a->end->devices[dv].verdict)
 			cg_doc_callout(d, "%s%s%s", tl->ndevices > 1 ? dev_name(tl, dv) : "", tl->ndevices > 1 ? ": " : "",
 				       a->end->devices[dv].verdict);
+	cg_report_snapshot_callouts(d, a);
 }
 
 /* Fragmentation in words: the recorded checkpoint nearest the peak, else
@@ -100,7 +70,7 @@ static void fragmentation_cell(cell c, const cg_analysis *a, uint32_t dv)
 		const cg_checkpoint *k = &cp->list[cp->nearest_peak];
 		cell res, t;
 		snprintf(c, sizeof(cell), "%.1f %% of %s reserved (checkpoint at %s)", 100.0 * k->fragmentation,
-			 bytes(res, k->reserved_bytes), when(t, k->t_ns));
+			 bytes(res, k->reserved_bytes), when(a->tl, t, k->t_ns));
 		return;
 	}
 	const cg_replay_device *r = &a->replay->devices[dv];
@@ -180,9 +150,9 @@ static void key_figures(cg_doc *d, const cg_analysis *a)
 	FIGURE("first reached at", {
 		cell t;
 		if (p->reached_times > 1)
-			snprintf(c, sizeof(cell), "%s (reached %" PRIu32 " times)", when(t, p->peak_t_ns), p->reached_times);
+			snprintf(c, sizeof(cell), "%s (reached %" PRIu32 " times)", when(tl, t, p->peak_t_ns), p->reached_times);
 		else
-			when(c, p->peak_t_ns);
+			when(tl, c, p->peak_t_ns);
 	});
 	FIGURE("live at the peak", snprintf(c, sizeof(cell), "%" PRIu32 " allocations", p->live_at_peak));
 	FIGURE("capacity and headroom", capacity_cell(c, a, dv));
@@ -235,7 +205,7 @@ static void moment_of_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const c
 		cell mb;
 		cg_doc_paragraph(d, "Live memory peaked at %s at %s, when %s of %s (%s, %s phase) was allocated in %s. "
 				    "%" PRIu64 " allocations were live.",
-				 bytes_exact(b, p->peak_bytes), when(t, p->peak_t_ns), bytes(mb, m->bytes),
+				 bytes_exact(b, p->peak_bytes), when(tl, t, p->peak_t_ns), bytes(mb, m->bytes),
 				 m->op ? cg_timeline_str(tl, m->op) : "an unnamed op",
 				 category_label((cg_category)m->category), cg_phase_name(cg_timeline_mem_phase(tl, m)),
 				 *path ? path : "no span", ls->count);
@@ -243,7 +213,7 @@ static void moment_of_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const c
 		cg_doc_paragraph(d, "Live memory was highest, %s, from the start: memory allocated before the trace.",
 				 bytes_exact(b, p->peak_bytes));
 	}
-	figure(d, charts, tl, "timeline", dv);
+	cg_report_figure(d, charts, tl, "timeline", dv);
 
 	cg_doc_heading(d, 3, "What was live at the peak");
 	if (!tl->source.categories_known)
@@ -271,7 +241,7 @@ static void moment_of_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const c
 			    bytes(cb, ls->by_phase[phase]), percent(cp, ls->by_phase[phase], ls->bytes));
 		}
 	}
-	figure(d, charts, tl, "breakdown", dv);
+	cg_report_figure(d, charts, tl, "breakdown", dv);
 }
 
 static int cmp_own(const void *x, const void *y)
@@ -326,7 +296,7 @@ static void where_allocated(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 	if (n > 15)
 		cg_doc_note(d, "The 15 largest of %zu paths; summary.json has them all.", n);
 	cg_free(own);
-	figure(d, charts, tl, "icicle", dv);
+	cg_report_figure(d, charts, tl, "icicle", dv);
 }
 
 static void largest_at_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
@@ -354,7 +324,7 @@ static void largest_at_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 			snprintf(sh, sizeof sh, "%s%s%s", m->shape ? shape : "?", *dt ? " " : "", dt);
 			op = m->op ? cg_timeline_str(tl, m->op) : "?";
 			cg_timeline_span_path(tl, m->span, path, sizeof path);
-			when(at, m->t_ns);
+			when(tl, at, m->t_ns);
 		} else {
 			snprintf(sh, sizeof sh, "?");
 			snprintf(at, sizeof at, "before the trace");
@@ -362,12 +332,12 @@ static void largest_at_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 		if (la->end == CG_NONE)
 			snprintf(fr, sizeof fr, "never");
 		else
-			when(fr, tl->mem[la->end].t_ns);
+			when(tl, fr, tl->mem[la->end].t_ns);
 		ROW(d, bytes(b, la->bytes), category_label(cg_live_alloc_category(tl, la)), phase, op, sh, at, fr, path);
 	}
 	if (top < ls->nallocs)
 		cg_doc_note(d, "The %zu largest of %zu (--top sets how many).", top, ls->nallocs);
-	figure(d, charts, tl, "top_allocations", dv);
+	cg_report_figure(d, charts, tl, "top_allocations", dv);
 }
 
 static void steps_and_phases(cg_doc *d, const cg_analysis *a, uint32_t dv)
@@ -389,7 +359,7 @@ static void steps_and_phases(cg_doc *d, const cg_analysis *a, uint32_t dv)
 			char name[256];
 			snprintf(name, sizeof name, "%s", cg_timeline_str(tl, tl->spans[a->steps->steps[k].span].name));
 			cell st, ls, pk, le, gr;
-			ROW(d, name, when(st, a->steps->steps[k].start_ns), bytes(ls, s->live_at_start),
+			ROW(d, name, when(tl, st, a->steps->steps[k].start_ns), bytes(ls, s->live_at_start),
 			    bytes(pk, s->peak_bytes), bytes(le, s->live_at_end), cg_fmt_bytes_signed(gr, sizeof gr, s->growth));
 		}
 	}
@@ -422,7 +392,7 @@ static void fragmentation(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg
 		cell res, live, t;
 		cg_doc_paragraph(d, "The allocator held %s reserved for %s live at %s: %.1f %% of what it reserved was not in "
 				    "use, the most at any of the %" PRIu32 " checkpoints.",
-				 bytes(res, k->reserved_bytes), bytes(live, k->live_bytes), when(t, k->t_ns),
+				 bytes(res, k->reserved_bytes), bytes(live, k->live_bytes), when(tl, t, k->t_ns),
 				 100.0 * k->fragmentation, cp->count);
 	} else if (cp->count) {
 		cg_doc_paragraph(d, "%" PRIu32 " device checkpoints, without the allocator's reserved bytes.", cp->count);
@@ -438,7 +408,7 @@ static void fragmentation(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg
 				 saved >= 0 ? "saving" : "costing", bytes(sv, (uint64_t)(saved >= 0 ? saved : -saved)),
 				 100.0 * r->standard.at_peak.frag_reserved, 100.0 * r->standard.at_peak.frag_largest);
 	}
-	figure(d, charts, tl, "fragmentation", dv);
+	cg_report_figure(d, charts, tl, "fragmentation", dv);
 }
 
 static void leaks(cg_doc *d, const cg_analysis *a, uint32_t dv)
@@ -489,7 +459,7 @@ static void lifetimes(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_cha
 			    "the span that allocated them ended. %s (%s) were never freed.",
 			 count(e, l->ended_count), bytes(eb, l->ended_bytes), count(t, l->temporaries_count),
 			 bytes(tb, l->temporaries_bytes), count(n, l->never_freed_count), bytes(nb, l->never_freed_bytes));
-	figure(d, charts, a->tl, "lifetimes", dv);
+	cg_report_figure(d, charts, a->tl, "lifetimes", dv);
 }
 
 static void end_of_trace(cg_doc *d, const cg_analysis *a, uint32_t dv)
@@ -505,7 +475,7 @@ static void end_of_trace(cg_doc *d, const cg_analysis *a, uint32_t dv)
 	else
 		cg_doc_paragraph(d, "The %s at %s, with %s live.",
 				 e->kind == CG_END_OUT_OF_MEMORY ? "run ran out of memory" : "last memory record is",
-				 when(t, e->t_ns), bytes(b, e->live_bytes));
+				 when(tl, t, e->t_ns), bytes(b, e->live_bytes));
 	if (!e->nlast)
 		return;
 	cg_doc_table(d, 5, "rrkkp");
@@ -515,7 +485,7 @@ static void end_of_trace(cg_doc *d, const cg_analysis *a, uint32_t dv)
 		char path[1024];
 		cg_timeline_span_path(tl, m->span, path, sizeof path);
 		cell at, mb;
-		ROW(d, when(at, m->t_ns), bytes(mb, m->bytes), m->op ? cg_timeline_str(tl, m->op) : "?",
+		ROW(d, when(tl, at, m->t_ns), bytes(mb, m->bytes), m->op ? cg_timeline_str(tl, m->op) : "?",
 		    category_label((cg_category)m->category), path);
 	}
 	cg_doc_note(d, "The last %" PRIu32 " allocations before the end, latest first.", e->nlast < 10 ? e->nlast : 10);
@@ -530,6 +500,7 @@ static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 		cg_doc_heading(d, 2, "The peak");
 	if (!tl->devices[dv].mem_count && !a->peak->devices[dv].initial_bytes) {
 		cg_doc_paragraph(d, "No memory records on this device.");
+		cg_report_snapshot_section(d, a, dv, charts);
 		return;
 	}
 	moment_of_peak(d, a, dv, charts);
@@ -537,6 +508,7 @@ static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 	largest_at_peak(d, a, dv, charts);
 	steps_and_phases(d, a, dv);
 	fragmentation(d, a, dv, charts);
+	cg_report_snapshot_section(d, a, dv, charts);
 	leaks(d, a, dv);
 	lifetimes(d, a, dv, charts);
 	end_of_trace(d, a, dv);
@@ -637,6 +609,7 @@ static void run_section(cg_doc *d, const cg_timeline *tl)
 		snprintf(cut, sizeof cut, "%.*s%s", (int)keep, v, strlen(v) > keep ? "\xe2\x80\xa6" : "");
 		ROW(d, cg_timeline_str(tl, tl->meta[i].key), cut);
 	}
+	cg_report_snapshot_run_rows(d, tl);
 }
 
 cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)

@@ -103,7 +103,7 @@ static void put_wrapped(cg_sink *f, const char *text, int indent)
 }
 
 static const char *bytes_text(char *buf, uint64_t v) { return cg_fmt_bytes(buf, 32, v); }
-static const char *time_text(char *buf, uint64_t v) { return cg_fmt_time(buf, 32, v); }
+static const char *time_text(const cg_timeline *tl, char *buf, uint64_t v) { return cg_timeline_fmt_time(tl, buf, 32, v); }
 static const char *count_text(char *buf, uint64_t v) { return cg_fmt_count(buf, 32, v); }
 static const char *share_text(char *buf, uint64_t part, uint64_t whole)
 {
@@ -122,7 +122,7 @@ static void print_alloc(cg_sink *f, const cg_timeline *tl, uint32_t alloc, uint3
 	cell(row, sizeof row, cg_category_name((cg_category)m->category), 15, false);
 	strcat(row, " ");
 	if (alloc == CG_NONE) {
-		snprintf(when, sizeof when, "before the trace \xe2\x86\x92 %s", time_text(t2, m->t_ns));
+		snprintf(when, sizeof when, "before the trace \xe2\x86\x92 %s", time_text(tl, t2, m->t_ns));
 		cell(row, sizeof row, "none", 9, false);
 		strcat(row, " ");
 		cell(row, sizeof row, m->tensor != CG_STR_EMPTY ? cg_timeline_str(tl, m->tensor) : "?", 42, false);
@@ -140,11 +140,11 @@ static void print_alloc(cg_sink *f, const cg_timeline *tl, uint32_t alloc, uint3
 	cell(row, sizeof row, cg_timeline_str(tl, tl->dtypes[m->dtype].name), 7, false);
 	strcat(row, " ");
 	if (!tl->source.pairing_known)
-		snprintf(when, sizeof when, "%s", time_text(t1, m->t_ns));
+		snprintf(when, sizeof when, "%s", time_text(tl, t1, m->t_ns));
 	else if (end == CG_NONE)
-		snprintf(when, sizeof when, "%s \xe2\x86\x92 never", time_text(t1, m->t_ns));
+		snprintf(when, sizeof when, "%s \xe2\x86\x92 never", time_text(tl, t1, m->t_ns));
 	else
-		snprintf(when, sizeof when, "%s \xe2\x86\x92 %s", time_text(t1, m->t_ns), time_text(t2, tl->mem[end].t_ns));
+		snprintf(when, sizeof when, "%s \xe2\x86\x92 %s", time_text(tl, t1, m->t_ns), time_text(tl, t2, tl->mem[end].t_ns));
 	strcat(row, when);
 	put_line(f, row);
 	char path[CG_SPAN_PATH_MAX], fitted[WIDTH * 4];
@@ -180,10 +180,11 @@ static void print_header(cg_sink *f, const cg_analysis *a)
 	const cg_source *s = &tl->source;
 	char n1[32], t1[32], b1[32];
 	put_linef(f, "%s", s->display_name ? s->display_name : "trace");
-	put_linef(f, "%s%s \xc2\xb7 %s lines \xc2\xb7 %s memory records \xc2\xb7 %u device%s \xc2\xb7 ends at %s",
+	put_linef(f, "%s%s \xc2\xb7 %s %s \xc2\xb7 %s memory records \xc2\xb7 %u device%s \xc2\xb7 ends at %s",
 	    s->format ? s->format : "trace", s->gzip ? " (gzip)" : "", count_text(n1, s->lines),
+	    tl->snapshot ? "trace entries" : "lines",
 	    count_text(b1, s->records[CG_KIND_MEMORY] ? s->records[CG_KIND_MEMORY] : tl->nmem), tl->ndevices,
-	    tl->ndevices == 1 ? "" : "s", time_text(t1, tl->last_t_ns));
+	    tl->ndevices == 1 ? "" : "s", time_text(tl, t1, tl->last_t_ns));
 	char meta[1024] = "";
 	for (size_t i = 0; i < tl->nmeta; i++) {
 		const char *k = cg_timeline_str(tl, tl->meta[i].key);
@@ -207,6 +208,31 @@ static void print_header(cg_sink *f, const cg_analysis *a)
 			"not available", 0);
 }
 
+/* Allocator snapshots: the segments at the dump, and the OOM verdict. */
+static void print_allocator_state(cg_sink *f, const cg_analysis *a, uint32_t d)
+{
+	if (!a->tl->snapshot || !a->allocstate || d >= a->allocstate->ndevices)
+		return;
+	const cg_allocstate_device *s = &a->allocstate->devices[d];
+	char b1[32], b2[32], b3[32], b4[32], n1[32], p1[32];
+	if (s->has_segments) {
+		key_figure(f, "at the snapshot", "%s reserved in %s segments: %s allocated, %s free", bytes_text(b1, s->reserved),
+		   count_text(n1, s->segments), bytes_text(b2, s->allocated), bytes_text(b3, s->inactive));
+		key_figure(f, "", "largest free block %s; %s of free memory outside it; empty_cache() frees %s",
+		   bytes_text(b4, s->largest_free), cg_fmt_percent(p1, sizeof p1, s->frag_largest),
+		   bytes_text(b1, s->releasable));
+	}
+	if (s->has_trace && s->series[CG_SERIES_ALLOCATED].peak != s->series[CG_SERIES_ACTIVE].peak)
+		key_figure(f, "allocated peak", "%s (alloc to free_requested; the peak above ends at free_completed)",
+		   bytes_text(b1, s->series[CG_SERIES_ALLOCATED].peak));
+	if (!s->consistent)
+		key_figure(f, "consistency", "the snapshot contradicts itself (summary.json, allocator_state.checks)");
+	if (s->oom_cause != CG_OOM_NONE) {
+		char verdict[768];
+		put_wrapped(f, cg_allocstate_verdict(s, verdict, sizeof verdict), 2);
+	}
+}
+
 static void print_key_figures(cg_sink *f, const cg_analysis *a, uint32_t d)
 {
 	const cg_timeline *tl = a->tl;
@@ -216,7 +242,7 @@ static void print_key_figures(cg_sink *f, const cg_analysis *a, uint32_t d)
 	char times[48] = "";
 	if (p->reached_times > 1)
 		snprintf(times, sizeof times, ", reached %u times", p->reached_times);
-	key_figure(f, "peak", "%s (%s B) at %s%s", bytes_text(b1, p->peak_bytes), count_text(n1, p->peak_bytes), time_text(t1, p->peak_t_ns), times);
+	key_figure(f, "peak", "%s (%s B) at %s%s", bytes_text(b1, p->peak_bytes), count_text(n1, p->peak_bytes), time_text(tl, t1, p->peak_t_ns), times);
 	if (p->peak_index != CG_NONE) {
 		const cg_mem *m = &tl->mem[p->peak_index];
 		char path[CG_SPAN_PATH_MAX], fitted[WIDTH * 4];
@@ -229,7 +255,7 @@ static void print_key_figures(cg_sink *f, const cg_analysis *a, uint32_t d)
 	}
 	key_figure(f, "live at peak", "%s allocations", count_text(n1, a->at_peak->devices[d].count));
 	key_figure(f, "live at end", "%s (%s B), %s allocations, at %s", bytes_text(b1, end->bytes), count_text(n2, end->bytes),
-	   count_text(n1, end->count), time_text(t1, a->end->devices[d].t_ns));
+	   count_text(n1, end->count), time_text(tl, t1, a->end->devices[d].t_ns));
 	key_figure(f, "allocated", "%s in %s allocations; %s frees", bytes_text(b2, p->bytes_allocated), count_text(n1, p->allocations),
 	   count_text(n2, p->frees));
 	if (tl->devices[d].preexisting_count)
@@ -241,6 +267,7 @@ static void print_key_figures(cg_sink *f, const cg_analysis *a, uint32_t d)
 	if (r->available)
 		key_figure(f, "allocator replay", "%s reserved at most (estimate), %s with expandable segments",
 		   bytes_text(b1, r->standard.peak_reserved), bytes_text(b2, r->expandable.peak_reserved));
+	print_allocator_state(f, a, d);
 }
 
 /* Rows "name  bytes  % of whole", largest first, nonzero only. */
@@ -331,7 +358,7 @@ static void print_over_time(cg_sink *f, const cg_analysis *a, uint32_t d)
 		for (int c = 0; c < CG_CAT_COUNT; c++)
 			if (o->categories[c].bytes)
 				put_linef(f, "    %-18s%11s  at %s", cg_category_name((cg_category)c),
-				    bytes_text(b1, o->categories[c].bytes), time_text(t1, o->categories[c].t_ns));
+				    bytes_text(b1, o->categories[c].bytes), time_text(tl, t1, o->categories[c].t_ns));
 	}
 	put_linef(f, "%s", "");
 	put_linef(f, "  %-14s%12s %10s %12s %12s", "phase", "peak", "at", "allocated", "freed");
@@ -343,7 +370,7 @@ static void print_over_time(cg_sink *f, const cg_analysis *a, uint32_t d)
 		cell(row, sizeof row, cg_phase_name((cg_phase)p), 12, false);
 		cell(row, sizeof row, s->ran ? bytes_text(b1, s->peak_bytes) : "-", 12, true);
 		strcat(row, " ");
-		cell(row, sizeof row, s->ran ? time_text(t1, s->peak_t_ns) : "-", 10, true);
+		cell(row, sizeof row, s->ran ? time_text(tl, t1, s->peak_t_ns) : "-", 10, true);
 		strcat(row, " ");
 		cell(row, sizeof row, bytes_text(b2, s->allocated_bytes), 12, true);
 		strcat(row, " ");
@@ -366,7 +393,7 @@ static void print_over_time(cg_sink *f, const cg_analysis *a, uint32_t d)
 		cg_fmt_fit(name, sizeof name, cg_timeline_str(tl, tl->spans[a->steps->steps[k].span].name), 20);
 		char row[512] = "    ";
 		cell(row, sizeof row, name, 20, false);
-		cell(row, sizeof row, time_text(t1, a->steps->steps[k].start_ns), 10, true);
+		cell(row, sizeof row, time_text(tl, t1, a->steps->steps[k].start_ns), 10, true);
 		strcat(row, " ");
 		cell(row, sizeof row, bytes_text(b1, s->peak_bytes), 12, true);
 		strcat(row, " ");
@@ -377,16 +404,16 @@ static void print_over_time(cg_sink *f, const cg_analysis *a, uint32_t d)
 	}
 }
 
-static void print_checkpoint_line(cg_sink *f, const char *label, const cg_checkpoint *c, const cg_replay_device *r,
-				  uint32_t k)
+static void print_checkpoint_line(cg_sink *f, const cg_timeline *tl, const char *label, const cg_checkpoint *c,
+				  const cg_replay_device *r, uint32_t k)
 {
 	char b1[32], b2[32], b3[32], t1[32], pct[32], line[512] = "";
 	size_t len = 0;
 	if (c->has_capacity)
-		key_figure(f, label, "at %s: %s of %s used, headroom %s", time_text(t1, c->t_ns), bytes_text(b1, c->used_bytes),
+		key_figure(f, label, "at %s: %s of %s used, headroom %s", time_text(tl, t1, c->t_ns), bytes_text(b1, c->used_bytes),
 		   bytes_text(b2, c->capacity_bytes), bytes_text(b3, c->free_bytes));
 	else
-		key_figure(f, label, "at %s", time_text(t1, c->t_ns));
+		key_figure(f, label, "at %s", time_text(tl, t1, c->t_ns));
 	if (c->has_reserved)
 		len += (size_t)snprintf(line + len, sizeof line - len, "reserved %s recorded", bytes_text(b1, c->reserved_bytes));
 	if (r->available && k < r->standard.ncheckpoints && len < sizeof line)
@@ -401,6 +428,7 @@ static void print_checkpoint_line(cg_sink *f, const char *label, const cg_checkp
 
 static void print_checkpoints(cg_sink *f, const cg_analysis *a, uint32_t d)
 {
+	const cg_timeline *tl = a->tl;
 	const cg_checkpoints_device *c = &a->checkpoints->devices[d];
 	const cg_replay_device *r = &a->replay->devices[d];
 	char n1[32], t1[32], pct[32];
@@ -410,18 +438,18 @@ static void print_checkpoints(cg_sink *f, const cg_analysis *a, uint32_t d)
 		return;
 	}
 	put_linef(f, "  checkpoints (%s)", count_text(n1, c->count));
-	print_checkpoint_line(f, "nearest the peak", &c->list[c->nearest_peak], r, c->nearest_peak);
-	print_checkpoint_line(f, "last", &c->list[c->count - 1], r, c->count - 1);
+	print_checkpoint_line(f, tl, "nearest the peak", &c->list[c->nearest_peak], r, c->nearest_peak);
+	print_checkpoint_line(f, tl, "last", &c->list[c->count - 1], r, c->count - 1);
 	if (c->max_fragmentation != CG_NONE)
 		key_figure(f, "max fragmentation", "%s at %s",
 		   cg_fmt_percent(pct, sizeof pct, c->list[c->max_fragmentation].fragmentation),
-		   time_text(t1, c->list[c->max_fragmentation].t_ns));
+		   time_text(tl, t1, c->list[c->max_fragmentation].t_ns));
 }
 
-static void print_replay_variant(cg_sink *f, const char *label, const cg_replay_variant *v)
+static void print_replay_variant(cg_sink *f, const cg_timeline *tl, const char *label, const cg_replay_variant *v)
 {
 	char b1[32], b2[32], b3[32], t1[32], p1[32], p2[32];
-	key_figure(f, label, "reserved at most %s (from %s)", bytes_text(b1, v->peak_reserved), time_text(t1, v->peak_t_ns));
+	key_figure(f, label, "reserved at most %s (from %s)", bytes_text(b1, v->peak_reserved), time_text(tl, t1, v->peak_t_ns));
 	key_figure(f, "", "at the live peak: %s free, the largest free block %s", bytes_text(b2, v->at_peak.total_free),
 	   bytes_text(b3, v->at_peak.largest_free));
 	key_figure(f, "", "fragmentation %s (reserved - live), %s (1 - largest / free)",
@@ -438,8 +466,8 @@ static void print_replay(cg_sink *f, const cg_analysis *a, uint32_t d)
 		return;
 	}
 	put_linef(f, "  allocator replay (an estimate: PyTorch's CUDA caching allocator, one stream)");
-	print_replay_variant(f, "standard", &r->standard);
-	print_replay_variant(f, "expandable", &r->expandable);
+	print_replay_variant(f, a->tl, "standard", &r->standard);
+	print_replay_variant(f, a->tl, "expandable", &r->expandable);
 	if (r->saved_bytes > 0)
 		key_figure(f, "", "expandable_segments:True would have reserved %s less at the peak",
 		   bytes_text(b1, (uint64_t)r->saved_bytes));
@@ -523,9 +551,9 @@ static void print_lifetimes(cg_sink *f, const cg_analysis *a, uint32_t d)
 		unsigned len = (unsigned)((count[b] * 40 + max - 1) / max);
 		for (unsigned i = 0; i < len; i++)
 			strcat(bar, "\xe2\x96\x88");
-		cell(row, sizeof row, time_text(lo, cg_lifetime_bucket_lower(b)), 10, true);
+		cell(row, sizeof row, cg_fmt_time(lo, 32, cg_lifetime_bucket_lower(b)), 10, true);
 		strcat(row, b + 1 < CG_LIFETIME_BUCKETS ? " \xe2\x80\x93 " : " or more");
-		cell(row, sizeof row, b + 1 < CG_LIFETIME_BUCKETS ? time_text(hi, cg_lifetime_bucket_upper(b)) : "", 10, false);
+		cell(row, sizeof row, b + 1 < CG_LIFETIME_BUCKETS ? cg_fmt_time(hi, 32, cg_lifetime_bucket_upper(b)) : "", 10, false);
 		cell(row, sizeof row, count_text(n1, count[b]), 9, true);
 		strcat(row, "  ");
 		strcat(row, bar);
@@ -541,14 +569,14 @@ static void print_end(cg_sink *f, const cg_analysis *a, uint32_t d)
 	put_linef(f, "%s", "");
 	put_linef(f, "  end of the trace");
 	if (e->kind == CG_END_OUT_OF_MEMORY)
-		key_figure(f, "out of memory", "at %s, a request for %s failed (%u event%s)", time_text(t1, tl->ooms[e->oom].t_ns),
+		key_figure(f, "out of memory", "at %s, a request for %s failed (%u event%s)", time_text(tl, t1, tl->ooms[e->oom].t_ns),
 		   bytes_text(b1, tl->ooms[e->oom].bytes), e->oom_count, e->oom_count == 1 ? "" : "s");
-	key_figure(f, "last record", "%s", e->kind == CG_END_NO_RECORDS ? "none" : time_text(t1, e->last_record_ns));
+	key_figure(f, "last record", "%s", e->kind == CG_END_NO_RECORDS ? "none" : time_text(tl, t1, e->last_record_ns));
 	key_figure(f, "live then", "%s in %s allocations", bytes_text(b1, a->at_end->devices[d].bytes),
 	   count_text(n1, a->at_end->devices[d].count));
 	if (e->checkpoint != CG_NONE && tl->devmem[e->checkpoint].has_used) {
 		const cg_devmem *c = &tl->devmem[e->checkpoint];
-		key_figure(f, "last checkpoint", "at %s: %s used of %s, headroom %s%s", time_text(t1, c->t_ns), bytes_text(b1, c->used_bytes),
+		key_figure(f, "last checkpoint", "at %s: %s used of %s, headroom %s%s", time_text(tl, t1, c->t_ns), bytes_text(b1, c->used_bytes),
 		   bytes_text(b2, c->used_bytes + c->free_bytes), bytes_text(b3, c->free_bytes), e->nearly_full ? " (nearly full)" : "");
 	}
 	if (e->verdict) {

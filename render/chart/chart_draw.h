@@ -30,8 +30,16 @@ void cg_chart_icicle(cg_chart *c, const cg_analysis *a, uint32_t device, const c
 const char *cg_chart_icicle_skip(const cg_analysis *a, uint32_t device);
 void cg_chart_top_allocations(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
 const char *cg_chart_top_allocations_skip(const cg_analysis *a, uint32_t device);
+/* The x axis of a chart over the trace's time, and its title into title:
+ * seconds since the start, or entry numbers for a snapshot without
+ * time_us (source.time_is_index). */
+void cg_chart_time_axis(cg_ticks *x, const cg_timeline *tl, double t_end, int max_intervals, char *title,
+			size_t size);
+
 void cg_chart_fragmentation(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
 const char *cg_chart_fragmentation_skip(const cg_analysis *a, uint32_t device);
+void cg_chart_segments(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
+const char *cg_chart_segments_skip(const cg_analysis *a, uint32_t device);
 void cg_chart_lifetimes(cg_chart *c, const cg_analysis *a, uint32_t device, const char *run_name);
 const char *cg_chart_lifetimes_skip(const cg_analysis *a, uint32_t device);
 

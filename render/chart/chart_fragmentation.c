@@ -211,12 +211,13 @@ void cg_chart_fragmentation(cg_chart *c, const cg_analysis *a, uint32_t d, const
 		if (all[k]->max > top)
 			top = all[k]->max;
 	cg_ticks y, x;
+	char xtitle[64];
 	cg_ticks_bytes(&y, top, cg_ticks_fit(plot.y1 - plot.y0, 30));
-	cg_ticks_time(&x, (double)t_end, cg_ticks_fit(plot.x1 - plot.x0, 80));
+	cg_chart_time_axis(&x, tl, (double)t_end, cg_ticks_fit(plot.x1 - plot.x0, 80), xtitle, sizeof xtitle);
 	c->x_max = x.max;
 	c->y_max = y.max;
 
-	char title[512], subtitle[512], footnote[600], ytitle[80], xtitle[64];
+	char title[512], subtitle[512], footnote[600], ytitle[80];
 	cg_chart_title(c, title, sizeof title, "Allocator reserved and fragmentation", run_name, tl, d);
 	char count[32];
 	cg_fmt_count(count, sizeof count, a->checkpoints->devices[d].count);
@@ -242,7 +243,6 @@ void cg_chart_fragmentation(cg_chart *c, const cg_analysis *a, uint32_t d, const
 	cg_chart_frame(c, title, subtitle, footnote);
 
 	snprintf(ytitle, sizeof ytitle, "reserved and live memory (%s)", y.unit);
-	snprintf(xtitle, sizeof xtitle, "time since trace start (%s)", x.unit);
 	cg_chart_axis_left(c, &plot, &y, ytitle);
 	cairo_new_path(c->cr);
 	cg_colseries_path(c->cr, &sr.live, &plot, y.max, CG_COLSERIES_AREA);

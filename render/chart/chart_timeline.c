@@ -440,7 +440,8 @@ static double peak_label_height(cg_chart *c, const cg_peak_device *p)
 	return p->reached_times > 1 ? CG_TYPE_LABEL + 6 + CG_TYPE_SMALL : CG_TYPE_LABEL;
 }
 
-static void draw_peak(cg_chart *c, const layout *l, const cg_peak_device *p, const timeline_data *td)
+static void draw_peak(cg_chart *c, const layout *l, const cg_timeline *tl, const cg_peak_device *p,
+		      const timeline_data *td)
 {
 	if (p->peak_bytes == 0)
 		return;
@@ -459,7 +460,7 @@ static void draw_peak(cg_chart *c, const layout *l, const cg_peak_device *p, con
 
 	char bytes[32], when[32], line1[96], line2[64];
 	snprintf(line1, sizeof line1, "peak %s at %s", cg_fmt_bytes(bytes, sizeof bytes, p->peak_bytes),
-		 cg_fmt_time(when, sizeof when, p->peak_t_ns));
+		 cg_timeline_fmt_time(tl, when, sizeof when, p->peak_t_ns));
 	snprintf(line2, sizeof line2, "reached %" PRIu32 " times", p->reached_times);
 	cg_chart_font(c, CG_TYPE_LABEL, true);
 	double w1 = cg_chart_text_width(c, line1);
@@ -605,7 +606,8 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 	double need = peak_label_height(c, p) + 22;
 	while (y_of(&l, (double)p->peak_bytes) - l.plot.y0 < need && l.y.count < 40)
 		cg_ticks_grow(&l.y);
-	cg_ticks_time(&l.x, (double)td.t_end, cg_ticks_fit(l.plot.x1 - l.plot.x0, 80));
+	char xtitle[64];
+	cg_chart_time_axis(&l.x, tl, (double)td.t_end, cg_ticks_fit(l.plot.x1 - l.plot.x0, 80), xtitle, sizeof xtitle);
 	c->x_max = l.x.max;
 	c->y_max = l.y.max;
 
@@ -630,9 +632,8 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 	}
 	cg_chart_frame(c, title, subtitle, footnote);
 
-	char ytitle[64], xtitle[64];
+	char ytitle[64];
 	snprintf(ytitle, sizeof ytitle, "live memory (%s)", l.y.unit);
-	snprintf(xtitle, sizeof xtitle, "time since trace start (%s)", l.x.unit);
 	cg_chart_axis_left(c, &l.plot, &l.y, ytitle);
 	draw_areas(c, &l, &td);
 	draw_lines(c, &l, tl, &ln, td.ncols, td.t_end);
@@ -655,7 +656,7 @@ void cg_chart_timeline(cg_chart *c, const cg_analysis *a, uint32_t d, const char
 	}
 	if (tl->source.truncated)
 		draw_marker(c, &l, l.plot.x1, "trace ends here", CG_INK);
-	draw_peak(c, &l, p, &td);
+	draw_peak(c, &l, tl, p, &td);
 	draw_legend(c, &l, tl, &td, &ln, phase_key);
 	cg_free(td.cols);
 	cg_free(td.returns);

@@ -186,15 +186,17 @@ static const struct chart_kind {
 	const char *title; /* for the report: "<title> on <device>" */
 	draw_fn draw;
 	const char *(*skip)(const cg_analysis *a, uint32_t device);
+	bool snapshot_only; /* listed for allocator snapshots only, drawn even without memory records */
 } kinds[] = {
-	{"timeline", "Live memory by category", cg_chart_timeline, cg_chart_timeline_skip},
-	{"breakdown", "Breakdown at the peak", cg_chart_breakdown, cg_chart_breakdown_skip},
-	{"icicle", "Memory at the peak by span", cg_chart_icicle, cg_chart_icicle_skip},
+	{"timeline", "Live memory by category", cg_chart_timeline, cg_chart_timeline_skip, false},
+	{"breakdown", "Breakdown at the peak", cg_chart_breakdown, cg_chart_breakdown_skip, false},
+	{"icicle", "Memory at the peak by span", cg_chart_icicle, cg_chart_icicle_skip, false},
 	{"top_allocations", "Largest allocations live at the peak", cg_chart_top_allocations,
-	 cg_chart_top_allocations_skip},
+	 cg_chart_top_allocations_skip, false},
 	{"fragmentation", "Reserved bytes and fragmentation", cg_chart_fragmentation,
-	 cg_chart_fragmentation_skip},
-	{"lifetimes", "Allocation lifetimes", cg_chart_lifetimes, cg_chart_lifetimes_skip},
+	 cg_chart_fragmentation_skip, false},
+	{"segments", "Allocator segments at the snapshot", cg_chart_segments, cg_chart_segments_skip, true},
+	{"lifetimes", "Allocation lifetimes", cg_chart_lifetimes, cg_chart_lifetimes_skip, false},
 };
 
 int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options *o, cg_chart_list *out,
@@ -223,15 +225,20 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 			cg_chart_list_add(out, name, title, too_many);
 			continue;
 		}
+		bool empty = tl->devices[d].mem_count == 0;
 		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && rc == 0; k++) {
+			if (kinds[k].snapshot_only && !tl->snapshot)
+				continue;
+			/* A device without records has nothing to chart over time:
+			 * one line (the timeline's) says so; a snapshot's segments
+			 * are still drawn. */
+			if (empty && k > 0 && !kinds[k].snapshot_only)
+				continue;
 			snprintf(name, sizeof name, "%s.%s", kinds[k].name, slug);
 			snprintf(title, sizeof title, "%s on %s", kinds[k].title, device);
 			const char *skipped = kinds[k].skip(a, d);
 			if (skipped) {
 				cg_chart_list_add(out, name, title, skipped);
-				/* A device without records has nothing to chart: one line says so. */
-				if (tl->devices[d].mem_count == 0)
-					break;
 				continue;
 			}
 			device_chart dc = {kinds[k].draw, a, d, run};
@@ -249,4 +256,16 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 			*err = qerr;
 	}
 	return rc;
+}
+
+void cg_chart_time_axis(cg_ticks *x, const cg_timeline *tl, double t_end, int max_intervals, char *title,
+			size_t size)
+{
+	if (tl->source.time_is_index) {
+		cg_ticks_count(x, t_end, max_intervals);
+		snprintf(title, size, "trace entry (the snapshot records no time_us)");
+	} else {
+		cg_ticks_time(x, t_end, max_intervals);
+		snprintf(title, size, "time since trace start (%s)", x->unit);
+	}
 }

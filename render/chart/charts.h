@@ -43,9 +43,10 @@ typedef struct cg_chart_list {
 
 /* Writes every chart of every device (o NULL: the defaults) and lists them
  * in out, drawn or skipped, in report order: per device, timeline,
- * breakdown, icicle, top_allocations, fragmentation, lifetimes. A device
- * without memory records, or past max_devices, gets one entry (its
- * timeline's) saying why. Returns 0, or CG_EIO naming the file that could
+ * breakdown, icicle, top_allocations, fragmentation, segments (allocator
+ * snapshots only), lifetimes. A device without memory records, or past
+ * max_devices, gets one entry (its timeline's) saying why, and a snapshot
+ * device without records its segment map still. Returns 0, or CG_EIO naming the file that could
  * not be written; out is filled either way and belongs to the caller. */
 int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options *o, cg_chart_list *out,
 		    cg_error *err);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "jsonw.h"
+#include "summary_allocstate.h"
 #include "summary_device.h"
 
 static void write_source(cg_jw *w, const cg_timeline *tl)
@@ -226,6 +227,7 @@ static void write_devices(cg_jw *w, const cg_analysis *a)
 		else
 			cg_jw_null(w);
 		cg_summary_json_device_sections(w, a, d);
+		cg_summary_json_allocator_state(w, a, d);
 		cg_jw_end(w);
 	}
 	cg_jw_end(w);
@@ -240,6 +242,7 @@ void cg_summary_json_write(cg_sink *out, const cg_analysis *a, bool pretty)
 	cg_jw_kv_string(&w, "cgmem_version", CGMEM_VERSION);
 	write_source(&w, a->tl);
 	write_run(&w, a->tl);
+	cg_summary_json_snapshot(&w, a->tl);
 	cg_jw_key(&w, "options");
 	cg_jw_object(&w);
 	cg_jw_kv_u64(&w, "top", a->options.top_n);

@@ -42,6 +42,11 @@ static int ingest_options(const cg_command *cmd, const cg_args *args, cg_ingest_
 		o->cjson_only = true;
 	else if (parser && strcmp(parser, "fast") != 0)
 		return cg_usage_error(cmd, "--parser: '%s' is not fast or cjson", parser);
+	const char *stack = cg_args_get(cmd, args, "stack");
+	if (stack && strcmp(stack, "full") == 0)
+		o->stack_full = true;
+	else if (stack && strcmp(stack, "user") != 0)
+		return cg_usage_error(cmd, "--stack: '%s' is not user or full", stack);
 	return size_option(cmd, args, "max-string-memory", &o->max_string_bytes);
 }
 

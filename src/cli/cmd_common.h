@@ -18,6 +18,7 @@
 	{"max-string-memory", 0, "SIZE", "fail when the trace's strings need more (default 2GiB)"}, \
 	{"threads", 0, "N", "parse and analyse on N threads (default: one per core, at most 8; 1: on the calling thread)"}, \
 	{"parser", 0, "NAME", "fast (default: a scanner, cJSON for the rest) or cjson (every line)"}, \
+	{"stack", 0, "HOW", "allocator snapshots: user (default: Python standard-library and PyTorch frames folded away) or full"}, \
 	{"stats", 0, NULL, "print where ingest spent its time and memory to stderr"}
 
 /* The --top N option of commands that list allocations (default 20). */

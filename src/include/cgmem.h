@@ -100,9 +100,10 @@ typedef struct cg_ingest_options {
 	unsigned threads;	 /* parse threads; 0: one per core (at most 8); 1: no threads at all */
 	size_t block_bytes;	 /* lines are read and parsed in blocks this big; 0: 4 MiB */
 	bool cjson_only;	 /* every line through cJSON, no fast scanner (to measure it) */
+	bool stack_full;	 /* allocator snapshots: keep Python standard-library and PyTorch frames */
 } cg_ingest_options;
 
-#define CG_INGEST_OPTIONS_INIT {false, NULL, NULL, (size_t)64 << 20, (size_t)2 << 30, 0, 0, false}
+#define CG_INGEST_OPTIONS_INIT {false, NULL, NULL, (size_t)64 << 20, (size_t)2 << 30, 0, 0, false, false}
 
 /* A trace read into memory: allocations and frees per device, spans, ops,
  * checkpoints. Opaque here; read it through an analysis. */

@@ -72,6 +72,11 @@ static cg_format classify_object(const char *p, const char *end)
 cg_format cg_format_detect_bytes(const char *p, size_t n)
 {
 	const char *end = p + n;
+	/* A pickle starts with PROTO (0x80) and its version: protocols 2 to 5
+	 * are snapshots; any other version is still a pickle, which the
+	 * snapshot reader refuses by name rather than as bad JSON lines. */
+	if (n >= 2 && (unsigned char)p[0] == 0x80 && (unsigned char)p[1] <= 16)
+		return CG_FORMAT_SNAPSHOT;
 	if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
 		p += 3;
 	while (p < end && is_ws(*p))

@@ -17,6 +17,7 @@ typedef enum cg_format {
 	CG_FORMAT_JSONL,	   /* candle-graph/trace/6, one JSON object per line */
 	CG_FORMAT_CHROME,	   /* {"traceEvents": [...]} or a bare array of events */
 	CG_FORMAT_MEMORY_TIMELINE, /* PyTorch export_memory_timeline raw: [[t, action, bytes, category], ...] */
+	CG_FORMAT_SNAPSHOT,	   /* PyTorch CUDA allocator snapshot: a pickle (PROTO opcode first) */
 } cg_format;
 
 /* Looks at the first bytes without consuming them: whichever reader API

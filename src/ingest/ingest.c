@@ -4,6 +4,7 @@
 #include "jsonl_ingest.h"
 #include "kineto.h"
 #include "memtimeline_raw.h"
+#include "snapshot_ingest.h"
 
 static cg_reader_options reader_options(const cg_ingest_options *o)
 {
@@ -18,11 +19,13 @@ static cg_reader_options reader_options(const cg_ingest_options *o)
 static int ingest_reader(cg_timeline **out, cg_reader *r, const char *path, const cg_ingest_options *o,
 			 cg_error *err)
 {
-	/* PyTorch's formats are one JSON document each, with their own readers. */
+	/* PyTorch's formats are one document each (JSON, or a pickle), with their own readers. */
 	cg_format format;
 	int rc = cg_format_detect(r, &format, err);
 	if (rc == 0 && format == CG_FORMAT_CHROME)
 		rc = cg_kineto_ingest(out, r, path, o, err);
+	else if (rc == 0 && format == CG_FORMAT_SNAPSHOT)
+		rc = cg_snapshot_ingest(out, r, path, o, err);
 	else if (rc == 0 && format == CG_FORMAT_MEMORY_TIMELINE)
 		rc = cg_memtimeline_ingest(out, r, path, o, err);
 	else if (rc == 0)

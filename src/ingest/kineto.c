@@ -91,8 +91,14 @@ static int add_memory(cg_kineto_events *k, const cg_str *span_of, const cg_str *
 	tl->source.records[CG_KIND_MEMORY] = k->nmem;
 	for (size_t i = 0; i < k->nooms; i++) {
 		const cg_kineto_oom *ko = &k->ooms[i];
-		cg_oom o = {since(ko->ts, k->origin), ko->bytes, ko->total_allocated,
-			    ko->total_reserved, ko->ordinal, ko->device, ko->has_totals};
+		cg_oom o = {0};
+		o.t_ns = since(ko->ts, k->origin);
+		o.bytes = ko->bytes;
+		o.total_allocated = ko->total_allocated;
+		o.total_reserved = ko->total_reserved;
+		o.line = ko->ordinal;
+		o.device = ko->device;
+		o.has_totals = ko->has_totals;
 		int rc = cg_timeline_add_oom(tl, &o);
 		if (rc < 0)
 			return rc;

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "checked.h"
+#include "snapshot.h"
+#include "units.h"
 #include "utf8.h"
 #include "xalloc.h"
 
@@ -75,6 +77,7 @@ void cg_timeline_free(cg_timeline *tl)
 	cg_free(tl->dtypes);
 	cg_free(tl->replacements);
 	cg_free(tl->span_ends);
+	cg_snapshot_free(tl->snapshot);
 	for (int a = 0; a < CG_ANOM_COUNT; a++)
 		for (uint32_t i = 0; i < tl->anomalies[a].nexamples; i++)
 			cg_free(tl->anomalies[a].examples[i]);
@@ -431,5 +434,14 @@ char *cg_timeline_span_path(const cg_timeline *tl, uint32_t span, char *buf, siz
 		if (j > 0 && cg_utf8_sequence((const unsigned char *)buf + j - 1, k - j + 1) == 0)
 			buf[j - 1] = '\0';
 	}
+	return buf;
+}
+
+char *cg_timeline_fmt_time(const cg_timeline *tl, char *buf, size_t size, uint64_t t_ns)
+{
+	if (!tl->source.time_is_index)
+		return cg_fmt_time(buf, size, t_ns);
+	char n[32];
+	snprintf(buf, size, "entry %s", cg_fmt_count(n, sizeof n, t_ns));
 	return buf;
 }

@@ -138,6 +138,8 @@ typedef struct cg_oom {
 	uint32_t line;
 	uint16_t device;
 	bool has_totals;
+	bool has_device_free;
+	uint64_t device_free; /* bytes free on the device then (allocator snapshots) */
 } cg_oom;
 
 typedef struct cg_gradient {
@@ -242,6 +244,9 @@ typedef struct cg_source {
 	 * every `line` field (records, diagnostics, truncated_line) is then
 	 * the event's 1-based position in the file. */
 	bool lines_are_events;
+	/* Allocator snapshots without time_us: t_ns is the trace entry's
+	 * index, not a time, and charts say so. */
+	bool time_is_index;
 	uint64_t records[CG_KIND_COUNT];
 	uint64_t blank_lines;
 	uint64_t bad_lines;
@@ -306,6 +311,8 @@ typedef struct cg_timeline {
 
 	cg_source source;
 	cg_anomaly_stats anomalies[CG_ANOM_COUNT];
+	/* What only an allocator snapshot knows (snapshot.h); NULL for other formats. */
+	struct cg_snapshot *snapshot;
 
 	/* Allocations ended by a new allocation of the same live id:
 	 * (new alloc index, replaced alloc index), sorted by the first. */
@@ -374,6 +381,10 @@ int cg_timeline_add_meta(cg_timeline *tl, cg_str key, cg_str value, bool is_stri
 /* Counts an anomaly and keeps the message as an example while there is room. */
 void cg_timeline_anomaly(cg_timeline *tl, cg_anomaly a, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* A moment of the timeline as text: "0.138 s", or "entry 1,402" when its
+ * times are entry numbers (source.time_is_index). Returns buf. */
+char *cg_timeline_fmt_time(const cg_timeline *tl, char *buf, size_t size, uint64_t t_ns);
 
 /* "line", or "event" for formats that number events (source.lines_are_events). */
 static inline const char *cg_timeline_position_word(const cg_timeline *tl)

@@ -3,6 +3,7 @@
 #include "tlbuild.h"
 
 #include "replay.h"
+#include "snapshot.h"
 
 #define A CG_ALLOC
 #define F CG_FREE
@@ -264,6 +265,41 @@ static void devices_replay_alone_on_any_number_of_threads(void **state)
 	cg_timeline_free(tl);
 }
 
+/* A snapshot's recorded max_split_size (100 MiB) applies, by hand: A
+ * (150 MiB) maps a 150 MiB segment and is freed. B (10 MiB, under the
+ * limit) may not take the oversized free block: a 10 MiB segment (160).
+ * C (120 MiB, over it) may take a block at most 20 MiB larger: the 150
+ * MiB block is 30 larger, so a 120 MiB segment (280). Without the limit B
+ * splits A's block and C takes 120 of the 140 left: 150 MiB. */
+static cg_timeline *split_trace(int64_t max_split)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_mem(tl, 1, "A", NULL, "cuda:0", 150 * MiB, A, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 2, "A", NULL, "cuda:0", 150 * MiB, F, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 3, "B", NULL, "cuda:0", 10 * MiB, A, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 4, "C", NULL, "cuda:0", 120 * MiB, A, CG_CAT_ACTIVATION, NULL);
+	tl->snapshot = cg_snapshot_new();
+	tl->snapshot->max_split_size = max_split;
+	tu_tl_finalize(tl);
+	return tl;
+}
+
+static void a_recorded_max_split_size_keeps_oversized_blocks_whole(void **state)
+{
+	cg_timeline *tl = split_trace(100 * (int64_t)MiB);
+	cg_replay_result *r = replay(tl, 3, 3);
+	assert_int_equal(r->devices[0].standard.peak_reserved, 280 * MiB);
+	assert_int_equal(r->devices[0].standard.segments, 3);
+	cg_replay_free(r);
+	cg_timeline_free(tl);
+	tl = split_trace(-1); /* as recorded without a limit */
+	r = replay(tl, 3, 3);
+	assert_int_equal(r->devices[0].standard.peak_reserved, 150 * MiB);
+	assert_int_equal(r->devices[0].standard.segments, 1);
+	cg_replay_free(r);
+	cg_timeline_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +312,7 @@ int main(void)
 		cmocka_unit_test(without_pairing_there_is_no_replay),
 		cmocka_unit_test(sizes_beyond_the_model_make_it_unavailable),
 		cmocka_unit_test(devices_replay_alone_on_any_number_of_threads),
+		cmocka_unit_test(a_recorded_max_split_size_keeps_oversized_blocks_whole),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@ against the I/O floor, a naive cJSON parse and a Python script.
 
     cmake --build build --target bench
     python3 tests/bench/run_bench.py [--dir DIR] [--sizes 1000000,10000000] [--runs 3]
+    python3 tests/bench/run_bench.py --snapshot ...       # then a 1 GB allocator snapshot
+    python3 tests/bench/run_bench.py --snapshot-only ...  # only that (snapshot_bench.py)
 
 Traces go to DIR (default $CGMEM_BENCH_DIR, else /tmp/cgmem-bench), never the
 repository: the 10 M-line ones are about 2 GB each. Runs alternate between
@@ -20,6 +22,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+import snapshot_bench
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -161,11 +165,19 @@ def main():
     ap.add_argument("--python-runs", type=int, default=None, help="rounds that include Python (default: all)")
     ap.add_argument("--no-python", action="store_true")
     ap.add_argument("--quick", action="store_true", help="only the commands the issue asks for")
+    ap.add_argument("--snapshot", action="store_true",
+                    help="then time cgmem and pickle.load on a 1 GB allocator snapshot (snapshot_bench.py)")
+    ap.add_argument("--snapshot-only", action="store_true", help="only the snapshot benchmark")
+    snapshot_bench.add_arguments(ap, False)
     args = ap.parse_args()
     args.python_runs = args.runs if args.python_runs is None else args.python_runs
     args.cgmem = os.path.join(args.build, "cgmem")
     args.gentrace = os.path.join(args.build, "tests", "bench", "gentrace")
     args.naive = os.path.join(args.build, "tests", "bench", "naive_cjson")
+    if args.snapshot_only:
+        os.makedirs(args.dir, exist_ok=True)
+        snapshot_bench.run_section(args)
+        return
     for prog in (args.cgmem, args.gentrace, args.naive, TIME):
         if not os.access(prog, os.X_OK):
             sys.exit(f"run_bench: {prog} is missing: cmake --build {args.build} --target bench")
@@ -208,6 +220,9 @@ def main():
                           f"{b['rows'][label]['rss'] / a['rows'][label]['rss']:.1f} |")
     with open(os.path.join(args.dir, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
+    if args.snapshot:
+        print("\nallocator snapshot", flush=True)
+        snapshot_bench.run_section(args)
 
 
 if __name__ == "__main__":

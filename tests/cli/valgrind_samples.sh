@@ -9,7 +9,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
 count=0
-for trace in "$samples"/*.jsonl "$samples"/*.jsonl.gz "$samples"/external/*.json.gz "$samples"/external/*.raw.gz; do
+for trace in "$samples"/*.jsonl "$samples"/*.jsonl.gz "$samples"/external/*.json.gz "$samples"/external/*.raw.gz \
+	"$samples"/snapshots/*.pickle; do
 	[ -e "$trace" ] || continue
 	# valgrind runs ~50x slower: the larger PyTorch traces (same code paths as
 	# the small ones) are left to the sanitizer build.

@@ -177,7 +177,11 @@ static void build(input *in, cg_timeline *tl)
 		cg_timeline_add_devmem(tl, &c);
 	}
 	if (u8(in) & 1) {
-		cg_oom o = {num(in, 2), num(in, 3), 0, 0, 400, devs[0], false};
+		cg_oom o = {0};
+		o.t_ns = num(in, 2);
+		o.bytes = num(in, 3);
+		o.line = 400;
+		o.device = devs[0];
 		cg_timeline_add_oom(tl, &o);
 	}
 	tl->source.truncated = u8(in) & 1;

@@ -1,0 +1,57 @@
+#include "u64map.h"
+
+#include "xalloc.h"
+
+static size_t home(uint64_t key, size_t cap)
+{
+	key ^= key >> 31;
+	key *= 0x9E3779B97F4A7C15ull;
+	key ^= key >> 29;
+	return (size_t)key & (cap - 1);
+}
+
+static void grow(cg_u64map *m)
+{
+	cg_u64map old = *m;
+	m->cap = old.cap ? old.cap * 2 : 64;
+	m->keys = cg_calloc(m->cap, sizeof *m->keys);
+	m->vals = cg_calloc(m->cap, sizeof *m->vals);
+	m->used = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.keys[i])
+			*cg_u64map_slot(m, old.keys[i]) = old.vals[i];
+	cg_free(old.keys);
+	cg_free(old.vals);
+}
+
+uint32_t *cg_u64map_slot(cg_u64map *m, uint64_t key)
+{
+	if ((m->used + 1) * 2 > m->cap)
+		grow(m);
+	size_t i = home(key, m->cap);
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->keys[i]) {
+		m->keys[i] = key;
+		m->vals[i] = 0;
+		m->used++;
+	}
+	return &m->vals[i];
+}
+
+uint32_t cg_u64map_get(const cg_u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return 0;
+	for (size_t i = home(key, m->cap); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key)
+			return m->vals[i];
+	return 0;
+}
+
+void cg_u64map_free(cg_u64map *m)
+{
+	cg_free(m->keys);
+	cg_free(m->vals);
+	*m = (cg_u64map){0};
+}
