@@ -387,6 +387,11 @@ void cg_pickle_free(cg_pickle *pk)
 	cg_free(pk);
 }
 
+void cg_pk_keep(const cg_pk *v)
+{
+	((cg_pk *)v)->refs = UINT32_MAX; /* sticky: never released (pickle_impl.h) */
+}
+
 int cg_pickle_protocol(const cg_pickle *pk) { return pk->protocol; }
 uint64_t cg_pickle_memo_puts(const cg_pickle *pk) { return pk->puts; }
 uint64_t cg_pickle_memo_gets(const cg_pickle *pk) { return pk->gets; }

@@ -61,7 +61,7 @@ typedef struct cg_pk {
 	uint8_t type;  /* cg_pk_type */
 	uint8_t flags;
 	uint32_t len;  /* str: bytes; tuple, list: items; dict: pairs */
-	uint32_t refs; /* internal */
+	uint32_t refs; /* holders (parents, stack, memo): above 1 in a callback, something keeps it after the item goes */
 	uint32_t memo; /* internal */
 	union {
 		bool b;
@@ -135,6 +135,11 @@ static inline size_t cg_pk_seq(const cg_pk *v, cg_pk *const **items)
 	*items = NULL;
 	return 0;
 }
+
+/* Keeps v alive until cg_pickle_free, whatever happens to its holders:
+ * a caller that remembers nodes by address (a cache) keeps them, so an
+ * address never comes back as another node. Callable from on_item. */
+void cg_pk_keep(const cg_pk *v);
 
 /* The name of opcode byte op ("GLOBAL"), or NULL when it is not a pickle opcode. */
 const char *cg_pickle_opcode_name(unsigned char op);

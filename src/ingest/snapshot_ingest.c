@@ -13,12 +13,27 @@
 #include "u64map.h"
 #include "xalloc.h"
 
-static bool action_of(const cg_pk *v, uint8_t *out)
+/* The action an entry's str names. Real files share each action's string
+ * through the memo, so the last few such nodes are remembered (and kept,
+ * so their addresses stay theirs): a pointer compare instead of up to
+ * nine string compares per entry. */
+static bool action_of(cg_snap_reader *x, const cg_pk *v, uint8_t *out)
 {
+	for (int k = 0; k < CG_SNAP_ACTION_CACHE; k++)
+		if (x->action_node[k] == v) {
+			*out = x->action_code[k];
+			return true;
+		}
 	for (int a = 0; a < CG_SNAP_ACTION_COUNT; a++) {
 		const char *name = cg_snap_action_name((cg_snap_action)a);
 		if (v->len == strlen(name) && !memcmp(v->v.s, name, v->len)) {
 			*out = (uint8_t)a;
+			if (v->refs > 1) {
+				cg_pk_keep(v);
+				int k = x->action_next++ % CG_SNAP_ACTION_CACHE;
+				x->action_node[k] = v;
+				x->action_code[k] = (uint8_t)a;
+			}
 			return true;
 		}
 	}
@@ -120,7 +135,7 @@ static int take_entry(void *ctx, const cg_pk *list, const cg_pk *const *below, s
 	cg_snap_entry e = {0};
 	e.index = (uint32_t)index;
 	e.device = (uint16_t)(l - x->lists);
-	if (!action_of(f.action, &e.action)) {
+	if (!action_of(x, f.action, &e.action)) {
 		l->unknown_actions++;
 		return 1;
 	}

@@ -16,6 +16,8 @@
 #include "timeline.h"
 #include "u64map.h"
 
+#define CG_SNAP_ACTION_CACHE 16
+
 typedef struct cg_snap_reader {
 	cg_timeline *tl;
 	cg_snapshot *s;
@@ -63,6 +65,9 @@ typedef struct cg_snap_reader {
 	/* device number (as in the file) -> timeline device + 1, 0: none */
 	uint16_t *device_of;
 	size_t device_of_cap;
+	const cg_pk *action_node[CG_SNAP_ACTION_CACHE]; /* action strings seen (snapshot_ingest.c) */
+	uint8_t action_code[CG_SNAP_ACTION_CACHE];
+	unsigned action_next;
 	uint64_t unknown_keys;
 	uint64_t bad_entries; /* dicts in a trace list that could not be read */
 } cg_snap_reader;

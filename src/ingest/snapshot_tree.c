@@ -193,10 +193,13 @@ int cg_snap_stack_of(cg_snap_reader *x, const cg_pk *frames, uint32_t *stack)
 			break;
 		}
 	}
-	/* Only a node something else keeps alive (the memo) can be cached by
-	 * address: a node freed with its entry may come back as another list. */
-	if (frames->refs > 1)
+	/* Shared lists (the memo holds them) are cached by address, and kept
+	 * so that the address never comes back as another list; a list only
+	 * its entry holds goes with it and is not worth a cache slot. */
+	if (frames->refs > 1) {
+		cg_pk_keep(frames);
 		*cg_u64map_slot(&x->stack_cache, (uint64_t)(uintptr_t)frames) = *stack + 1;
+	}
 	return 0;
 }
 
@@ -344,9 +347,11 @@ int cg_snap_read_segments(cg_snap_reader *x, const cg_pk *segments, cg_error *er
 			rc = need_uint(x, d, "segment", i, "total_size", &g->total_size, err);
 		if (rc < 0)
 			return rc;
-		g->has_sums = cg_pk_uint(cg_pk_dict_get(d, "allocated_size"), &g->allocated_size) &
-			      cg_pk_uint(cg_pk_dict_get(d, "active_size"), &g->active_size) &
-			      cg_pk_uint(cg_pk_dict_get(d, "requested_size"), &g->requested_size);
+		/* each read whether or not the others are there */
+		bool alloc = cg_pk_uint(cg_pk_dict_get(d, "allocated_size"), &g->allocated_size);
+		bool active = cg_pk_uint(cg_pk_dict_get(d, "active_size"), &g->active_size);
+		bool req = cg_pk_uint(cg_pk_dict_get(d, "requested_size"), &g->requested_size);
+		g->has_sums = alloc && active && req;
 		cg_pk_uint(cg_pk_dict_get(d, "stream"), &g->stream);
 		const cg_pk *type = cg_pk_dict_get(d, "segment_type");
 		g->pool = cg_pk_str_is(type, "large") ? CG_POOL_LARGE

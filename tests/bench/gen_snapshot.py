@@ -374,8 +374,7 @@ class Program:
                              f("layer_norm", TORCH + "nn/functional.py", 2910)]
         gpt = USER + "model/gpt.py"
         self.fwd = {}   # (phase, kind, op) -> stack
-        evaluate = main + [f("train", train, 580), f("evaluate", train, 601),
-                           f("decorate_context", TORCH + "utils/_contextlib.py", 116)]
+        evaluate = main + [f("train", train, 580), f("decorate_context", TORCH + "utils/_contextlib.py", 116)]
         for phase, head in (("train", outer(440)), ("eval", evaluate + [f("evaluate", train, 612)])):
             model = head + call + [f("forward", gpt, 212)]
             for k, kind in enumerate(BLOCK_KINDS):
@@ -408,7 +407,7 @@ class Program:
                 if kind == "moe":
                     router = block_mlp + call + [f("forward", mfile, ml + 7)]
                     ops["router"] = router + call + [f("forward", USER + "model/router.py", 52)] + linear
-                    expert = router + [f("dispatch", mfile, ml + 11), f("run_expert", mfile, ml + 30)] + call
+                    expert = router + [f("run_experts", mfile, ml + 11)]
                     ops["up"] = expert + [f("forward", mfile, ml + 40)] + linear
                     ops["act"] = expert + [f("forward", mfile, ml + 41),
                                            f("gelu", TORCH + "nn/functional.py", 1720)]
@@ -430,7 +429,7 @@ class Program:
         self.data = S(outer(433) + [f("__next__", loader, 74), f("to_device", loader, 88)])
         self.labels = S(outer(433) + [f("__next__", loader, 74), f("to_device", loader, 89)])
         self.eval_data = S(evaluate + [f("evaluate", train, 606), f("to_device", loader, 88)])
-        self.del_batch = S(outer(459))
+        self.del_batch = S(outer(459) + [f("release", loader, 120)])
         self.seed = S(outer(447) + [f("backward", TORCH + "_tensor.py", 626),
                                     f("backward", TORCH + "autograd/__init__.py", 347),
                                     f("_engine_run_backward", TORCH + "autograd/graph.py", 823)])
@@ -444,7 +443,8 @@ class Program:
         apply_ = f("_apply", mod, 915)
         self.params = S(main[:1] + [f("main", train, 630), f("build_model", train, 120), f("to", mod, 1355),
                                     apply_, apply_, apply_, f("convert", mod, 1341)])
-        self.empty_cache = S(main + [f("train", train, 583), f("empty_cache", TORCH + "cuda/memory.py", 222)])
+        self.empty_cache = S(main + [f("train", train, 583), f("after_eval", train, 597),
+                                     f("empty_cache", TORCH + "cuda/memory.py", 222)])
         self.grad_norm = S(outer(450) + [f("clip_grad_norm_", TORCH + "nn/utils/clip_grad.py", 105)])
 
 
