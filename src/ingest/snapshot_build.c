@@ -126,7 +126,7 @@ static void fill_devices(cg_snap_reader *x)
 /* t_ns from time_us (epoch µs) when every entry has one, relative to the
  * earliest; else the entry's index. Kept non-decreasing per device, so
  * sorting by time keeps the trace's order. */
-static int set_times(cg_snap_reader *x, int64_t *origin_us, cg_error *err)
+static int set_times(cg_snap_reader *x, const cg_pk *annotations, int64_t *origin_us, cg_error *err)
 {
 	cg_snapshot *s = x->s;
 	s->has_time = x->all_timed && s->nentries > 0;
@@ -135,6 +135,14 @@ static int set_times(cg_snap_reader *x, int64_t *origin_us, cg_error *err)
 	for (size_t i = 0; s->has_time && i < s->nentries; i++)
 		if (s->entries[i].t_ns < origin)
 			origin = s->entries[i].t_ns;
+	/* an annotation may open before the first entry the ring buffer kept */
+	cg_pk *const *ann;
+	size_t nann = cg_pk_seq(annotations, &ann);
+	for (size_t i = 0; s->has_time && i < nann; i++) {
+		int64_t t;
+		if (cg_pk_int(cg_pk_dict_get(ann[i], "time_us"), &t) && t >= 0 && (uint64_t)t < origin)
+			origin = (uint64_t)t;
+	}
 	*origin_us = s->has_time ? (int64_t)origin : 0;
 	for (uint32_t d = 0; d < s->ndevices; d++) {
 		const cg_snap_device *dev = &s->devices[d];
@@ -567,7 +575,7 @@ int cg_snap_build(cg_snap_reader *x, const cg_pk *annotations, cg_error *err)
 	group_entries(x);
 	fill_devices(x);
 	int64_t origin_us;
-	int rc = set_times(x, &origin_us, err);
+	int rc = set_times(x, annotations, &origin_us, err);
 	if (rc < 0)
 		return rc;
 	cg_source *src = &x->tl->source;

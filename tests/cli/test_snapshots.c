@@ -264,6 +264,104 @@ static void hand_worked_snapshot(void **state)
 	free(md);
 }
 
+static cJSON *summary_json(const char *file, const char *outname)
+{
+	const char *out = tu_path(outname);
+	char *so, *se, path[600];
+	int rc = tu_run(&so, &se, NULL, "report", file, "-o", out, "--quiet", NULL);
+	if (rc != 0)
+		fail_msg("cgmem report %s exited %d: %s", file, rc, se);
+	free(so);
+	free(se);
+	snprintf(path, sizeof path, "%s/summary.json", out);
+	return tu_json_file(path);
+}
+
+/* torch.cuda.memory_snapshot()'s bare segment list, pickled with protocol
+ * 2 and gzipped, read from standard input: the hand-worked segment, no
+ * trace; its two blocks in use (1,000 B requested each) are what was live
+ * all along. */
+static void a_bare_segment_list_from_stdin(void **state)
+{
+	const char *out = tu_path("list");
+	char *so, *se, path[600];
+	int rc = tu_run(&so, &se, HAND_WORKED_DIR "/hand_worked_list.pickle.gz", "report", "-", "-o", out, "-q", NULL);
+	assert_int_equal(rc, 0);
+	free(so);
+	free(se);
+	snprintf(path, sizeof path, "%s/summary.json", out);
+	cJSON *sum = tu_json_file(path);
+	assert_true(cJSON_IsTrue(tu_json_at(sum, "source", "gzip", NULL)));
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(sum, "snapshot", "form", NULL)), "segment list");
+	assert_int_equal(tu_json_u64(sum, "snapshot", "pickle_protocol", NULL), 2);
+	cJSON *dev = tu_json_at(sum, "devices", "0", NULL);
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(dev, "name", NULL)), "cuda:1");
+	assert_int_equal(tu_json_u64(dev, "allocator_state", "reserved_bytes", NULL), 4096);
+	assert_int_equal(tu_json_u64(dev, "allocator_state", "active_requested_bytes", NULL), 2000);
+	assert_true(cJSON_IsNull(tu_json_at(dev, "allocator_state", "trace", NULL)));
+	assert_int_equal(tu_json_u64(dev, "peak", "bytes", NULL), 2000);
+	cJSON_Delete(sum);
+}
+
+/* hand_worked_steps.pickle: two ProfilerStep ranges (1000-1990 µs and
+ * 2000-2990 µs, epoch) each with forward (+10..+400) and backward
+ * (+500..+900); a 100 B alloc in each forward, freed in its backward, and
+ * 300 B allocated in the second backward at 2700 µs, never freed. Time 0
+ * is the first annotation (1000 µs), before the first entry. */
+static void annotations_give_steps_and_phases(void **state)
+{
+	cJSON *sum = summary_json(HAND_WORKED_DIR "/hand_worked_steps.pickle", "steps");
+	assert_int_equal(tu_json_u64(sum, "steps", "count", NULL), 2);
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(sum, "steps", "label", NULL)), "ProfilerStep#*");
+	assert_int_equal(tu_json_u64(sum, "steps", "list", "1", "start_ns", NULL), 1000000);
+	assert_int_equal(tu_json_u64(sum, "steps", "list", "1", "end_ns", NULL), 1990000);
+	cJSON *dev = tu_json_at(sum, "devices", "0", NULL);
+	assert_int_equal(tu_json_u64(dev, "peak", "bytes", NULL), 300);
+	assert_int_equal(tu_json_u64(dev, "peak", "time_ns", NULL), 1700000);
+	cJSON *alloc = tu_json_at(dev, "peak", "allocation", NULL);
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(alloc, "phase", NULL)), "backward");
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(alloc, "span_path", NULL)),
+			    "ProfilerStep#1/backward/train.py:10 step");
+	cJSON_Delete(sum);
+}
+
+/* cgmem diff of two snapshots compares their peaks (the oracles' active
+ * peaks), and cgmem check judges a snapshot's peak. */
+static void diff_and_check_work_on_snapshots(void **state)
+{
+	char a[256], b[256];
+	snprintf(a, sizeof a, "%s", tu_sample("snapshots/yiyi_1.3b_snapshot_41810bae.pickle"));
+	snprintf(b, sizeof b, "%s", tu_sample("snapshots/yiyi_1.3b_snapshot_6a8eab0b.pickle"));
+	const char *out = tu_path("diff");
+	char *so, *se, path[600];
+	assert_int_equal(tu_run(&so, &se, NULL, "diff", a, b, "-o", out, "-q", NULL), 0);
+	free(so);
+	free(se);
+	snprintf(path, sizeof path, "%s/diff.json", out);
+	cJSON *d = tu_json_file(path);
+	cJSON *oa = oracle(names[1]), *ob = oracle(names[2]);
+	cJSON *peak = tu_json_at(d, "devices", "0", "peak_bytes", NULL);
+	assert_int_equal(tu_json_u64(peak, "base", NULL),
+			 tu_json_u64(oa, "devices", "0", "trace", "replay", "active", "peak", "bytes", NULL));
+	assert_int_equal(tu_json_u64(peak, "new", NULL),
+			 tu_json_u64(ob, "devices", "0", "trace", "replay", "active", "peak", "bytes", NULL));
+	cJSON_Delete(d);
+	cJSON_Delete(oa);
+	cJSON_Delete(ob);
+
+	/* MAGMA27's peak is 13,923,997,700 B (its oracle): a limit there
+	 * holds, one byte less fails (exit 3) */
+	char *so2, *se2;
+	const char *m = tu_sample("snapshots/magma27_cs336_memory_snapshot.pickle");
+	assert_int_equal(tu_run(&so, &se, NULL, "check", m, "--max-peak", "13923997700", "-q", NULL), 0);
+	assert_int_equal(tu_run(&so2, &se2, NULL, "check", m, "--max-peak", "13923997699", "-q", NULL), 3);
+	assert_non_null(strstr(so2, "FAIL  max-peak cuda:0: 12.97 GiB (13,923,997,700 B)"));
+	free(so);
+	free(se);
+	free(so2);
+	free(se2);
+}
+
 /* A pickle that would run code is refused at its first such opcode, the
  * message naming the file, the byte offset and the opcode. */
 static void code_in_a_pickle_is_refused(void **state)
@@ -315,6 +413,9 @@ int main(void)
 		cmocka_unit_test(full_stacks_keep_the_oracles_frames),
 		cmocka_unit_test(hand_worked_snapshot),
 		cmocka_unit_test(code_in_a_pickle_is_refused),
+		cmocka_unit_test(a_bare_segment_list_from_stdin),
+		cmocka_unit_test(annotations_give_steps_and_phases),
+		cmocka_unit_test(diff_and_check_work_on_snapshots),
 		cmocka_unit_test(a_cut_snapshot_is_an_error),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
