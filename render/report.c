@@ -623,6 +623,7 @@ cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
 	cg_chart_run_subtitle(tl, sub, sizeof sub);
 	if (*sub)
 		cg_doc_note(d, "%s", sub);
+	cg_report_snapshot_header(d, tl);
 	callouts(d, a);
 	key_figures(d, a);
 	uint32_t ndetail;

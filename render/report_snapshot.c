@@ -18,6 +18,26 @@ static const cg_allocstate_device *state_of(const cg_analysis *a, uint32_t dv)
 	return &a->allocstate->devices[dv];
 }
 
+void cg_report_snapshot_header(cg_doc *d, const cg_timeline *tl)
+{
+	const cg_snapshot *s = tl->snapshot;
+	if (!s)
+		return;
+	char settings[1024] = "";
+	size_t n = 0;
+	for (size_t i = 0; i < s->nsettings && n < sizeof settings; i++) {
+		const char *key = cg_timeline_str(tl, s->settings[i].key);
+		if (!strcmp(key, "roundup_power2_divisions"))
+			continue; /* a table of 16 numbers: in the run table below */
+		n += (size_t)snprintf(settings + n, sizeof settings - n, "%s%s %s", n ? ", " : "", key,
+				      cg_timeline_str(tl, s->settings[i].json));
+	}
+	cg_doc_note(d, "PyTorch CUDA allocator snapshot (%s, %s). Allocator settings: %s.",
+		    s->list_form ? "the bare segment list" : "with its trace of the allocator's last events",
+		    s->has_time ? "timed by time_us" : "no time_us: times are entry numbers",
+		    n ? settings : "not recorded");
+}
+
 void cg_report_snapshot_callouts(cg_doc *d, const cg_analysis *a)
 {
 	for (uint32_t dv = 0; a->allocstate && dv < a->allocstate->ndevices; dv++) {

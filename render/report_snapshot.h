@@ -10,6 +10,8 @@
 #include "charts.h"
 #include "doc.h"
 
+/* Under the title: what kind of snapshot, and the allocator's settings. */
+void cg_report_snapshot_header(cg_doc *d, const cg_timeline *tl);
 /* The verdict on each device's OOM entry, as call-outs. */
 void cg_report_snapshot_callouts(cg_doc *d, const cg_analysis *a);
 /* "The allocator at the snapshot" for device dv. */
