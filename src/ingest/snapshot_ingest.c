@@ -308,6 +308,7 @@ int cg_snapshot_ingest(cg_timeline **out, cg_reader *r, const char *path, const 
 	x.name = cg_reader_name(r);
 	x.all_timed = true;
 	x.stack_index = cg_strtab_new(0);
+	x.seq_index = cg_strtab_new(0);
 	cg_ingest_progress(o, 0, cg_reader_file_size(r), false);
 
 	cg_pickle_options po = CG_PICKLE_OPTIONS_INIT;
@@ -325,6 +326,8 @@ int cg_snapshot_ingest(cg_timeline **out, cg_reader *r, const char *path, const 
 	cg_ingest_progress(o, cg_reader_bytes_in(r), cg_reader_file_size(r), true);
 	cg_pickle_free(x.pk);
 	cg_strtab_free(x.stack_index);
+	cg_strtab_free(x.seq_index);
+	cg_free(x.seq_stack);
 	cg_free(x.entry_stack);
 	cg_free(x.block_stack);
 	cg_free(x.early_bytes);
@@ -334,6 +337,8 @@ int cg_snapshot_ingest(cg_timeline **out, cg_reader *r, const char *path, const 
 	cg_free(x.stack_frames);
 	cg_u64map_free(&x.stack_cache);
 	cg_u64map_free(&x.not_utf8);
+	cg_u64map_free(&x.frame_cache);
+	cg_free(x.frames);
 	cg_free(x.scratch);
 	cg_free(x.device_of);
 	if (rc < 0) {

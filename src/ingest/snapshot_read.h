@@ -18,6 +18,13 @@
 
 #define CG_SNAP_ACTION_CACHE 16
 
+/* A frame dict as a stack holds it: "file:line function", and whether
+ * the default folding (kept_user) and --stack full (kept_full) keep it. */
+typedef struct cg_snap_frame {
+	cg_str str;
+	bool kept_user, kept_full;
+} cg_snap_frame;
+
 typedef struct cg_snap_reader {
 	cg_timeline *tl;
 	cg_snapshot *s;
@@ -59,6 +66,12 @@ typedef struct cg_snap_reader {
 	 * thousands of entries */
 	cg_u64map stack_cache;
 	cg_u64map not_utf8; /* string nodes counted in s->strings_not_utf8 */
+	cg_u64map frame_cache; /* frame dict node -> index into frames + 1 */
+	cg_strtab *seq_index;  /* a sequence of kept frame dict nodes (their addresses) -> id */
+	uint32_t *seq_stack;   /* id -> its stack */
+	size_t seq_stack_cap;
+	cg_snap_frame *frames;
+	size_t nframes, frames_cap;
 	cg_str *scratch; /* one stack being built */
 	size_t scratch_cap;
 

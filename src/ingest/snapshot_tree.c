@@ -136,6 +136,33 @@ static bool frame_kept(const cg_pk *f, bool full)
 	return full || !library_frame(file);
 }
 
+/* A frame dict, formatted and judged once: real files share each frame
+ * dict among thousands of stacks (frame lists are shared less). */
+static int frame_of(cg_snap_reader *x, const cg_pk *f, cg_snap_frame *out)
+{
+	*out = (cg_snap_frame){CG_STR_EMPTY, false, false};
+	if (f->type != CG_PK_DICT)
+		return 0;
+	uint64_t key = (uint64_t)(uintptr_t)f;
+	uint32_t at = cg_u64map_get(&x->frame_cache, key);
+	if (at) {
+		*out = x->frames[at - 1];
+		return 0;
+	}
+	int rc = cg_snap_frame_str(x, f, &out->str);
+	if (rc < 0)
+		return rc;
+	out->kept_full = frame_kept(f, true);
+	out->kept_user = out->kept_full && frame_kept(f, false);
+	if (f->refs > 1) { /* shared, so worth remembering; kept, so its address stays its own */
+		cg_pk_keep(f);
+		CG_GROW(x->frames, x->frames_cap, x->nframes + 1);
+		x->frames[x->nframes++] = *out;
+		*cg_u64map_slot(&x->frame_cache, key) = (uint32_t)x->nframes;
+	}
+	return 0;
+}
+
 /* Interns the scratch stack of n frame ids as a stack number. */
 static int intern_stack(cg_snap_reader *x, size_t n, uint32_t *stack)
 {
@@ -172,6 +199,22 @@ int cg_snap_stack_of(cg_snap_reader *x, const cg_pk *frames, uint32_t *stack)
 	}
 	if (n > UINT16_MAX)
 		n = UINT16_MAX; /* deeper than any Python stack: keep the innermost */
+	/* Frame lists are shared less than their frame dicts: the same
+	 * sequence of (kept) frame dict nodes is the same stack, found with
+	 * one lookup instead of one per frame. */
+	bool all_kept = true;
+	for (size_t i = 0; i < n && all_kept; i++)
+		all_kept = items[i]->refs == UINT32_MAX;
+	cg_str seq = CG_STR_EMPTY;
+	if (all_kept) {
+		uint32_t before = cg_strtab_count(x->seq_index);
+		if (cg_strtab_intern(x->seq_index, (const char *)items, n * sizeof *items, &seq) < 0)
+			return CG_ELIMIT;
+		if (seq < before) {
+			*stack = x->seq_stack[seq];
+			return 0;
+		}
+	}
 	CG_GROW(x->scratch, x->scratch_cap, n);
 	/* Folded stacks that lose every frame keep them all: an allocation
 	 * made inside PyTorch alone is better shown there than nowhere. */
@@ -179,12 +222,12 @@ int cg_snap_stack_of(cg_snap_reader *x, const cg_pk *frames, uint32_t *stack)
 		bool full = x->o->stack_full || pass == 1;
 		size_t k = 0;
 		for (size_t i = n; i-- > 0;) { /* frames[0] is the innermost */
-			if (items[i]->type != CG_PK_DICT || !frame_kept(items[i], full))
-				continue;
-			int rc = cg_snap_frame_str(x, items[i], &x->scratch[k]);
+			cg_snap_frame f;
+			int rc = frame_of(x, items[i], &f);
 			if (rc < 0)
 				return rc;
-			k++;
+			if (f.str != CG_STR_EMPTY && (full ? f.kept_full : f.kept_user))
+				x->scratch[k++] = f.str;
 		}
 		if (k || pass == 1) {
 			int rc = k ? intern_stack(x, k, stack) : 0;
@@ -192,6 +235,10 @@ int cg_snap_stack_of(cg_snap_reader *x, const cg_pk *frames, uint32_t *stack)
 				return rc;
 			break;
 		}
+	}
+	if (seq != CG_STR_EMPTY) {
+		CG_GROW(x->seq_stack, x->seq_stack_cap, (size_t)seq + 1);
+		x->seq_stack[seq] = *stack;
 	}
 	/* Shared lists (the memo holds them) are cached by address, and kept
 	 * so that the address never comes back as another list; a list only

@@ -58,6 +58,8 @@ def run(argv, timefile):
         cmd = [TIME, "-f", "%U %S %M", "-o", timefile] + argv
     else:   # a fresh small parent, so that no large RSS is carried into the child's figure
         cmd = [sys.executable, "-c", WRAPPER, timefile] + argv
+    if os.path.exists(timefile):
+        os.remove(timefile)     # a command that cannot start leaves none
     start = time.monotonic()
     p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.monotonic() - start
@@ -91,7 +93,7 @@ def snapshot_file(args):
     wall, cpu, rss, rc, err = run(argv, os.path.join(args.dir, "time.txt"))
     if rc != 0:
         sys.exit("snapshot_bench: gen_snapshot.py exited %d: %s" % (rc, err[-2000:]))
-    meta = want + "generated in %.1f s wall, %.1f s CPU, peak RSS %d MB\n%s" % (wall, cpu, rss >> 20, err)
+    meta = want + "generated in %.1f s wall, %.1f s CPU, peak RSS %.0f MB\n%s" % (wall, cpu, rss / 1e6, err)
     with open(meta_path, "w") as f:
         f.write(meta)
     return path, meta
@@ -136,14 +138,14 @@ def measure(args, path):
             if kind == "python-detail":
                 inner += [float(line.split()[1]) for line in err.splitlines() if line.startswith("load ")]
             samples[label].append((wall, cpu, rss))
-            print("  round %d: %s: %.2f s, %d MB" % (r + 1, label, wall, rss >> 20), file=sys.stderr, flush=True)
+            print("  round %d: %s: %.2f s, %.0f MB" % (r + 1, label, wall, rss / 1e6), file=sys.stderr, flush=True)
     rows = {}
     for label, _, kind in cmds:
         s = samples[label]
         if s:
             rows[label] = {"kind": kind, "wall": statistics.median(x[0] for x in s),
                            "cpu": statistics.median(x[1] for x in s), "rss": max(x[2] for x in s),
-                           "runs": len(s)}
+                           "runs": len(s), "samples": s}
     return {"path": path, "bytes": os.path.getsize(path), "rows": rows, "failures": failures,
             "load_inside": statistics.median(inner) if inner else None}
 
@@ -155,12 +157,13 @@ def report(result, meta):
     lines = ["", "%s: %s bytes (%.2f GB)" % (os.path.basename(result["path"]), format(size, ","), size / 1e9)]
     facts = [line for line in meta.splitlines() if line.startswith(("device ", "generated"))]
     lines += ["  " + line for line in facts]
-    lines += ["", "| command | wall s | CPU s | peak RSS MB | RSS / file size | wall / python pickle.load |",
-              "|---|---|---|---|---|---|"]
+    lines += ["", "| command | runs | wall s (median) | wall s (min-max) | CPU s | peak RSS MB | RSS / file size "
+              "| wall / python pickle.load |", "|---|---|---|---|---|---|---|---|"]
     for label, r in rows.items():
-        lines.append("| %s | %.2f | %.2f | %s | %.2f | %s |" % (
-            label, r["wall"], r["cpu"], format(r["rss"] >> 20, ","), r["rss"] / size,
-            "%.3f" % (r["wall"] / py["wall"]) if py else "-"))
+        walls = [x[0] for x in r["samples"]]
+        lines.append("| %s | %d | %.2f | %.2f-%.2f | %.2f | %s | %.2f | %s |" % (
+            label, r["runs"], r["wall"], min(walls), max(walls), r["cpu"], format(round(r["rss"] / 1e6), ","),
+            r["rss"] / size, "%.3f" % (r["wall"] / py["wall"]) if py else "-"))
     if result["load_inside"] is not None:
         lines.append("\npickle.load alone, timed inside Python: %.2f s (the rest of the first row is "
                      "starting Python and freeing the objects at exit)" % result["load_inside"])

@@ -335,6 +335,25 @@ static void long1_up_to_255_bytes_is_read_when_the_value_fits(void **state)
 	}
 }
 
+/* CPython's C pickler ends a dict of a multiple of 1000 keys with an
+ * empty MARK SETITEMS, and a list of 1000k + 1 items with MARK x APPENDS:
+ * {"a": [1]} written that way is still {"a": [1]}. */
+static void empty_batches_as_cpython_writes_them(void **state)
+{
+	bytes b = pickle_of(LIT("}(\x8c\x01" "a](K\x01" "eu(u."));
+	loaded l = load_bytes(b.d, b.n, NULL);
+	assert_int_equal(l.rc, 0);
+	assert_int_equal(l.root->type, CG_PK_DICT);
+	assert_int_equal(l.root->len, 1);
+	const cg_pk *a = cg_pk_dict_get(l.root, "a");
+	assert_non_null(a);
+	assert_int_equal(a->type, CG_PK_LIST);
+	assert_int_equal(a->len, 1);
+	assert_int_equal(a->v.items[0]->v.i, 1);
+	cg_pickle_free(l.pk);
+	free(b.d);
+}
+
 /* --- bounds ----------------------------------------------------------- */
 
 static void frames_and_lengths_are_checked_against_the_bytes_left(void **state)
@@ -546,6 +565,7 @@ int main(void)
 		cmocka_unit_test(global_os_system_and_reduce_are_refused_before_anything_runs),
 		cmocka_unit_test(dict_list_pop_dup_long4_and_binunicode8_are_read),
 		cmocka_unit_test(long1_up_to_255_bytes_is_read_when_the_value_fits),
+		cmocka_unit_test(empty_batches_as_cpython_writes_them),
 		cmocka_unit_test(frames_and_lengths_are_checked_against_the_bytes_left),
 		cmocka_unit_test(every_cut_of_a_python_file_is_an_error_at_its_end),
 		cmocka_unit_test(memo_indices_are_checked),
