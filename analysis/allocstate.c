@@ -27,7 +27,7 @@ static void consider_top(const cg_snapshot *s, cg_allocstate_device *out, uint32
 	out->ntop_blocks = n + 1;
 }
 
-/* Sums a device's segments and blocks (SNAPSHOT-FORMAT.md §3, §4, §10). */
+/* Sums a device's segments and blocks (docs/snapshot-format.md §3, §4, §10). */
 static void sum_segments(const cg_snapshot *s, const cg_snap_device *dev, cg_allocstate_device *out)
 {
 	out->largest_free_block = CG_NONE;

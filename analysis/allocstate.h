@@ -3,7 +3,7 @@
  * up — reserved, allocated, active, free; pools; the largest free block;
  * fragmentation by both definitions; rounding waste; what empty_cache()
  * could return — the trace replayed by both live-bytes definitions and for
- * reserved bytes, the consistency checks of SNAPSHOT-FORMAT.md §10, and
+ * reserved bytes, the consistency checks of docs/snapshot-format.md §10, and
  * with an OOM entry a verdict in plain words. Every figure is defined in
  * docs/analysis.md ("Allocator state").
  *
@@ -59,7 +59,7 @@ typedef struct cg_allocstate_device {
 	uint32_t top_blocks[CG_ALLOCSTATE_TOP];
 	uint32_t ntop_blocks;
 
-	/* SNAPSHOT-FORMAT.md §10: counts of segments or blocks that fail each check */
+	/* docs/snapshot-format.md §10: counts of segments or blocks that fail each check */
 	uint64_t total_ne_blocks;     /* total_size != sum of block sizes */
 	uint64_t sums_disagree;	      /* recorded allocated/active/requested_size != block sums */
 	uint64_t address_mismatch;    /* current block address != reconstructed */

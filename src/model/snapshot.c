@@ -136,7 +136,7 @@ static int overflow(cg_error *err)
 }
 
 /* Forward replay from the reconstructed start: counts what contradicts it
- * and returns the bytes at the end (SNAPSHOT-FORMAT.md §9). */
+ * and returns the bytes at the end (docs/snapshot-format.md §9). */
 static int replay_forward(const cg_snap_entry *e, uint32_t n, uint8_t end_action, addrmap *m, uint64_t *total,
 			  uint64_t *issues, cg_error *err)
 {

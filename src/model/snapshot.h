@@ -17,7 +17,7 @@
 #include "error.h"
 #include "strtab.h"
 
-/* A block's state (SNAPSHOT-FORMAT.md §4). */
+/* A block's state (docs/snapshot-format.md §4). */
 typedef enum cg_block_state {
 	CG_BLOCK_ALLOCATED, /* active_allocated */
 	CG_BLOCK_PENDING,   /* active_pending_free / active_awaiting_free: freed, stream uses pending */
@@ -120,7 +120,7 @@ typedef struct cg_snapshot {
 cg_snapshot *cg_snapshot_new(void);
 void cg_snapshot_free(cg_snapshot *s);
 
-/* Live bytes over a device's trace by one definition (SNAPSHOT-FORMAT.md
+/* Live bytes over a device's trace by one definition (docs/snapshot-format.md
  * §9), reconstructed backwards from the blocks live at dump time. */
 typedef enum cg_snap_series {
 	CG_SERIES_ACTIVE,    /* alloc .. free_completed: what memory_viz draws; cgmem's "peak" */
@@ -167,7 +167,7 @@ size_t cg_snapshot_blocks_before_trace(const cg_snapshot *s, uint32_t d, uint32_
 
 /* The y-axis maximum of memory_viz's "Active Memory Timeline" for device
  * d: torch/utils/viz/MemoryViz.js process_alloc_data replayed, with its
- * quirks (SNAPSHOT-FORMAT.md §9): a free_requested directly followed by
+ * quirks (docs/snapshot-format.md §9): a free_requested directly followed by
  * the free_completed of its address is one free, pre-trace memory is
  * seeded from active_allocated blocks only, and the maximum is taken
  * after each action, from 0. For users comparing the two tools. */

@@ -21,7 +21,7 @@ backward pass, so parameters, optimizer state and half the activations were
 allocated before it. By default it ends with an `oom` entry after the
 allocator released its free segments; the segments and blocks are the
 allocator's state at that moment, so the trace is consistent with them
-(SNAPSHOT-FORMAT.md section 9, checked with snapshot_oracle.py).
+(docs/snapshot-format.md section 9, checked with snapshot_oracle.py).
 
 Sharing, as in real files (magma27_cs336_memory_snapshot.pickle): 219
 distinct stacks of 5-20 frames (median 14) built from 144 frame dicts; every
