@@ -221,14 +221,17 @@ const cg_command cg_cmd_report = {
 	"FILE",
 	"analyse a trace and write a report folder (report.html, report.md, charts, ...)",
 	"FILE is a candle-graph/trace/6 JSONL trace, a PyTorch profiler Chrome trace\n"
-	"(recorded with profile_memory=True) or a PyTorch export_memory_timeline raw\n"
-	"file, plain or gzip-compressed, told apart by content; - reads standard input.\n"
+	"(recorded with profile_memory=True), a PyTorch export_memory_timeline raw\n"
+	"file or a PyTorch CUDA allocator snapshot (torch.cuda.memory._dump_snapshot;\n"
+	"nothing in the pickle is run), plain or gzip-compressed, told apart by\n"
+	"content; - reads standard input.\n"
 	"Bad lines (events) are reported with their number and skipped; a trace cut\n"
 	"off mid-record (a crashed run) is analysed up to the cut.\n"
-	"Charts, per device: timeline, breakdown, icicle, top_allocations, fragmentation\n"
-	"and lifetimes, as NAME.DEVICE.png and .svg; a chart that does not apply to the\n"
-	"trace is left out and report.md says why. --width and --height set the layout\n"
-	"(SVG and PNG alike); --scale only multiplies the PNG's pixels.\n"
+	"Charts, per device: timeline, breakdown, icicle, top_allocations, fragmentation,\n"
+	"segments (snapshots) and lifetimes, as NAME.DEVICE.png and .svg; a chart that\n"
+	"does not apply to the trace is left out and report.md says why. --width and\n"
+	"--height set the layout (SVG and PNG alike); --scale only multiplies the PNG's\n"
+	"pixels.\n"
 	"The folder is written completely or not at all: an earlier report in DIR is\n"
 	"replaced only once the new one is complete.\n",
 	report_opts,

@@ -20,7 +20,8 @@ static void main_help(FILE *out)
 	fprintf(out, "usage: cgmem COMMAND [options] ...\n\n"
 		     "cgmem analyses the memory of a deep-learning run from its trace and says what\n"
 		     "filled memory at the peak. It reads candle-graph/trace/6 JSONL, PyTorch profiler\n"
-		     "traces (profile_memory=True) and export_memory_timeline files, plain or gzip.\n\n"
+		     "traces (profile_memory=True), export_memory_timeline files and CUDA allocator\n"
+		     "snapshots (_dump_snapshot pickles, never run), plain or gzip.\n\n"
 		     "commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);

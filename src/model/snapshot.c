@@ -428,8 +428,9 @@ static uint64_t ranges_total(const ranges *r)
 
 static bool ranges_equal(const ranges *a, const ranges *b)
 {
-	return a->n == b->n && !memcmp(a->lo, b->lo, a->n * sizeof *a->lo) &&
-	       !memcmp(a->hi, b->hi, a->n * sizeof *a->hi);
+	if (a->n != b->n)
+		return false;
+	return !a->n || (!memcmp(a->lo, b->lo, a->n * sizeof *a->lo) && !memcmp(a->hi, b->hi, a->n * sizeof *a->hi));
 }
 
 static void ranges_free(ranges *r)
