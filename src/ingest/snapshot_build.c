@@ -315,21 +315,37 @@ static int read_annotations(cg_snap_reader *x, const cg_pk *ann, int64_t origin_
 	return 0;
 }
 
-/* The innermost annotation around each memory entry (CG_NONE: none). */
-static uint32_t *annotation_of(cg_snapshot *s, cg_nest_span *nest, size_t nnest)
+/* The innermost annotation around each entry (CG_NONE: none), in one
+ * sweep per device: the spans come sorted by device and start, nested
+ * (cg_nest_build), and each device's entries in time order. A span is
+ * pushed when it has started, popped once it has ended; the top of the
+ * stack is then the innermost, and of two touching spans the one starting
+ * at the entry's time, as cg_nest_build places points. */
+static uint32_t *annotation_of(const cg_snapshot *s, const cg_nest_span *nest, size_t nnest)
 {
 	if (!nnest)
 		return NULL;
-	cg_nest_point *p = cg_malloc((s->nentries ? s->nentries : 1) * sizeof *p);
-	for (size_t i = 0; i < s->nentries; i++)
-		p[i] = (cg_nest_point){(int64_t)s->entries[i].t_ns, s->entries[i].device, (uint32_t)i, (uint32_t)i,
-				       0};
-	/* the spans are sorted already: rebuilding them keeps their order */
-	cg_nest_build(nest, nnest, p, s->nentries, NULL);
 	uint32_t *of = cg_malloc((s->nentries ? s->nentries : 1) * sizeof *of);
-	for (size_t i = 0; i < s->nentries; i++)
-		of[p[i].payload] = p[i].span == UINT32_MAX ? CG_NONE : p[i].span;
-	cg_free(p);
+	uint32_t *stack = cg_malloc(nnest * sizeof *stack);
+	size_t j = 0;
+	for (uint32_t d = 0; d < s->ndevices; d++) {
+		const cg_snap_device *dev = &s->devices[d];
+		while (j < nnest && nest[j].thread < d)
+			j++;
+		size_t depth = 0;
+		for (uint32_t k = dev->entry_first; k < dev->entry_first + dev->entry_count; k++) {
+			int64_t t = (int64_t)s->entries[k].t_ns;
+			for (; j < nnest && nest[j].thread == d && nest[j].start <= t; j++) {
+				while (depth && nest[stack[depth - 1]].end < nest[j].start)
+					depth--;
+				stack[depth++] = (uint32_t)j;
+			}
+			while (depth && nest[stack[depth - 1]].end < t)
+				depth--;
+			of[k] = depth ? stack[depth - 1] : CG_NONE;
+		}
+	}
+	cg_free(stack);
 	return of;
 }
 
