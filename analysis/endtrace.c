@@ -140,7 +140,7 @@ static void say_reason(text *t, const cg_timeline *tl, uint32_t d, const cg_endt
 	if (o->oom != CG_NONE) {
 		const cg_oom *e = &tl->ooms[o->oom];
 		say(t, "%s ran out of memory at %s: a request for %s failed", dev,
-		    cg_fmt_time(a, sizeof a, e->t_ns), cg_fmt_bytes(b, sizeof b, e->bytes));
+		    cg_timeline_fmt_time(tl, a, sizeof a, e->t_ns), cg_fmt_bytes(b, sizeof b, e->bytes));
 		if (e->has_totals)
 			say(t, " with %s allocated and %s reserved", cg_fmt_bytes(a, sizeof a, e->total_allocated),
 			    cg_fmt_bytes(c, sizeof c, e->total_reserved));
@@ -158,7 +158,7 @@ static void say_reason(text *t, const cg_timeline *tl, uint32_t d, const cg_endt
 static void say_where(text *t, const cg_timeline *tl, const cg_endtrace_input *in, const cg_endtrace_device *o)
 {
 	char a[32], b[32];
-	say(t, "The run stopped at %s", cg_fmt_time(a, sizeof a, o->t_ns));
+	say(t, "The run stopped at %s", cg_timeline_fmt_time(tl, a, sizeof a, o->t_ns));
 	if (o->phase_span != CG_NONE) {
 		say(t, ", %s into %s", cg_fmt_time(b, sizeof b, o->into_phase_ns), cg_phase_name((cg_phase)o->phase));
 		if (o->step != CG_NONE && o->step < in->nsteps)

@@ -55,7 +55,7 @@ static void callouts(cg_doc *d, const cg_diff_view *v)
 			char t[32], b[32];
 			cg_doc_callout(d, "The %s run ran out of memory on %s at %s: an allocation of %s failed.", side_words[s],
 				       cg_timeline_str(tl, tl->devices[tl->ooms[i].device].name),
-				       cg_fmt_time(t, sizeof t, tl->ooms[i].t_ns), cg_fmt_bytes(b, sizeof b, tl->ooms[i].bytes));
+				       cg_timeline_fmt_time(tl, t, sizeof t, tl->ooms[i].t_ns), cg_fmt_bytes(b, sizeof b, tl->ooms[i].bytes));
 		}
 	}
 }
@@ -267,7 +267,7 @@ static void runs_section(cg_doc *d, const cg_diff_view *v)
 		char n[32], t[32];
 		snprintf(cells[0][s], sizeof cells[0][s], "%s", src->display_name ? src->display_name : "");
 		snprintf(cells[1][s], sizeof cells[1][s], "%s%s", src->format ? src->format : "", src->gzip ? " (gzip)" : "");
-		snprintf(cells[2][s], sizeof cells[2][s], "%s", cg_fmt_time(t, sizeof t, tl->last_t_ns));
+		snprintf(cells[2][s], sizeof cells[2][s], "%s", cg_timeline_fmt_time(tl, t, sizeof t, tl->last_t_ns));
 		if (a->steps->nsteps)
 			snprintf(cells[3][s], sizeof cells[3][s], "%" PRIu32 " \xc3\x97 %s", a->steps->nsteps, a->steps->label);
 		else

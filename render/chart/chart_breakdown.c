@@ -370,7 +370,7 @@ void cg_chart_breakdown(cg_chart *c, const cg_analysis *a, uint32_t d, const cha
 	char title[512], subtitle[512], footnote[512], bytes[32], when[32], count[32], exact[32];
 	cg_chart_title(c, title, sizeof title, "What is live at the peak", run_name, tl, d);
 	cg_fmt_bytes(bytes, sizeof bytes, ls->bytes);
-	cg_fmt_time(when, sizeof when, pk->peak_t_ns);
+	cg_timeline_fmt_time(tl, when, sizeof when, pk->peak_t_ns);
 	if (cats && phases)
 		snprintf(subtitle, sizeof subtitle,
 			 "%s live at %s, split by memory category and by the phase of the span that allocated it "

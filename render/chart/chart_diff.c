@@ -443,7 +443,7 @@ void cg_chart_diff_timeline(cg_chart *c, const cg_diff_view *v, size_t i)
 		char t[32];
 		n += (size_t)snprintf(footnote + n, sizeof footnote - n, " \xc2\xb7 %s %s ends at %s", side_words[side],
 				      cg_chart_source_name(v->run[side]->tl),
-				      cg_fmt_time(t, sizeof t, v->run[side]->tl->last_t_ns));
+				      cg_timeline_fmt_time(v->run[side]->tl, t, sizeof t, v->run[side]->tl->last_t_ns));
 		if (v->run[side]->tl->source.truncated && n < sizeof footnote)
 			n += (size_t)snprintf(footnote + n, sizeof footnote - n, " (cut off)");
 	}

@@ -274,7 +274,7 @@ void cg_chart_icicle(cg_chart *c, const cg_analysis *a, uint32_t d, const char *
 	char title[512], subtitle[512], footnote[600], bytes[32], when[32], all[32];
 	cg_chart_title(c, title, sizeof title, "Where the peak was allocated", run_name, tl, d);
 	cg_fmt_bytes(bytes, sizeof bytes, v.total);
-	cg_fmt_time(when, sizeof when, pk->peak_t_ns);
+	cg_timeline_fmt_time(tl, when, sizeof when, pk->peak_t_ns);
 	if (v.skip == CG_NONE)
 		snprintf(subtitle, sizeof subtitle, "%s live at %s, by the span path that allocated it; width \xe2\x88\x9d "
 			 "bytes, children in time order", bytes, when);

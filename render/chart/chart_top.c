@@ -231,7 +231,7 @@ void cg_chart_top_allocations(cg_chart *c, const cg_analysis *a, uint32_t d, con
 	char title[512], subtitle[512], footnote[512], count[32], when[32], peak[32];
 	cg_chart_title(c, title, sizeof title, "Largest allocations live at the peak", run_name, tl, d);
 	cg_fmt_count(count, sizeof count, ls->count);
-	cg_fmt_time(when, sizeof when, pk->peak_t_ns);
+	cg_timeline_fmt_time(tl, when, sizeof when, pk->peak_t_ns);
 	cg_fmt_bytes(peak, sizeof peak, ls->bytes);
 	if (l.n < ls->count)
 		snprintf(subtitle, sizeof subtitle, "the %zu largest of %s allocations live at %s; colour = category; "

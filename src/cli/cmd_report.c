@@ -157,7 +157,7 @@ static void print_figures(const cg_analysis *a, const char *dir)
 		printf("%s: peak %s (%s B) at %s\n", cg_timeline_str(tl, tl->devices[d].name),
 		       cg_fmt_bytes(bytes, sizeof bytes, p->peak_bytes),
 		       cg_fmt_count(exact, sizeof exact, p->peak_bytes),
-		       cg_fmt_time(when, sizeof when, p->peak_t_ns));
+		       cg_timeline_fmt_time(tl, when, sizeof when, p->peak_t_ns));
 	}
 	if (tl->source.truncated)
 		printf("note: %s\n", tl->source.truncation_note);
