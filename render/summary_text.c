@@ -182,7 +182,7 @@ static void print_header(cg_sink *f, const cg_analysis *a)
 	put_linef(f, "%s", s->display_name ? s->display_name : "trace");
 	put_linef(f, "%s%s \xc2\xb7 %s %s \xc2\xb7 %s memory records \xc2\xb7 %u device%s \xc2\xb7 ends at %s",
 	    s->format ? s->format : "trace", s->gzip ? " (gzip)" : "", count_text(n1, s->lines),
-	    tl->snapshot ? "trace entries" : "lines",
+	    tl->snapshot ? (s->lines == 1 ? "trace entry" : "trace entries") : "lines",
 	    count_text(b1, s->records[CG_KIND_MEMORY] ? s->records[CG_KIND_MEMORY] : tl->nmem), tl->ndevices,
 	    tl->ndevices == 1 ? "" : "s", time_text(tl, t1, tl->last_t_ns));
 	char meta[1024] = "";

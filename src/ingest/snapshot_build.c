@@ -601,8 +601,9 @@ int cg_snap_build(cg_snap_reader *x, const cg_pk *annotations, cg_error *err)
 	}
 	src->bad_lines = x->bad_entries;
 	if (src->unknown_values)
-		cg_diag_add(x->tl, CG_DIAG_WARNING, 0, "%" PRIu64 " trace entries with an action cgmem does not know were skipped",
-			    src->unknown_values);
+		cg_diag_add(x->tl, CG_DIAG_WARNING, 0, "%" PRIu64 " trace %s with an action cgmem does not know %s skipped",
+			    src->unknown_values, src->unknown_values == 1 ? "entry" : "entries",
+			    src->unknown_values == 1 ? "was" : "were");
 	s->unknown_keys = x->unknown_keys;
 	if (x->unknown_keys)
 		cg_diag_add(x->tl, CG_DIAG_WARNING, 0, "%" PRIu64 " keys cgmem does not read were ignored",

@@ -210,7 +210,7 @@ static void hand_worked_snapshot(void **state)
 	int rc = tu_run(&so, &se, NULL, "report", HAND_WORKED, "-o", out, NULL);
 	assert_int_equal(rc, 0);
 	/* the unknown action is named on stderr */
-	assert_non_null(strstr(se, "1 trace entries with an action cgmem does not know were skipped"));
+	assert_non_null(strstr(se, "1 trace entry with an action cgmem does not know was skipped"));
 	free(so);
 	free(se);
 	snprintf(path, sizeof path, "%s/summary.json", out);
