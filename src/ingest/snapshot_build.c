@@ -413,9 +413,9 @@ static size_t hex_address(char buf[24], uint64_t a)
 static int add_reserved(cg_snap_reader *x, uint32_t d, cg_error *err)
 {
 	cg_snapshot *s = x->s;
-	const cg_snap_device *dev = &s->devices[d];
-	cg_snap_reserved rv;
-	int rc = cg_snapshot_reserved(s, d, &rv, err);
+	cg_snap_device *dev = &s->devices[d];
+	int rc = cg_snapshot_reserved(s, d, &dev->reserved, err);
+	const cg_snap_reserved rv = dev->reserved;
 	if (rc < 0 || (!dev->seg_count && !rv.events))
 		return rc;
 	const cg_snap_entry *e = s->entries + dev->entry_first;
@@ -483,7 +483,7 @@ static int add_early_block(cg_snap_reader *x, const early_block *e, const cg_str
 {
 	const cg_snap_block *blk = &x->s->blocks[e->block];
 	char addr[24];
-	snprintf(addr, sizeof addr, "0x%" PRIx64, blk->address);
+	size_t alen = hex_address(addr, blk->address);
 	cg_mem m = {0};
 	m.t_ns = e->t_ns;
 	m.bytes = blk->requested;
@@ -492,7 +492,7 @@ static int add_early_block(cg_snap_reader *x, const early_block *e, const cg_str
 	m.device = e->device;
 	m.action = CG_ALLOC;
 	m.category = CG_CAT_UNKNOWN;
-	int rc = cg_timeline_intern(x->tl, addr, strlen(addr), &m.tensor);
+	int rc = cg_timeline_intern(x->tl, addr, alen, &m.tensor);
 	return rc < 0 ? rc : cg_timeline_add_mem(x->tl, &m);
 }
 
@@ -567,10 +567,13 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 static int set_before_trace(cg_snap_reader *x, cg_error *err)
 {
 	for (uint32_t d = 0; d < x->s->ndevices; d++) {
-		cg_snap_replay rp;
-		int rc = cg_snapshot_replay(x->s, d, CG_SERIES_ACTIVE, &rp, err);
+		cg_snap_replay *series = x->s->devices[d].series;
+		int rc = cg_snapshot_replay(x->s, d, CG_SERIES_ACTIVE, &series[CG_SERIES_ACTIVE], err);
+		if (rc == 0)
+			rc = cg_snapshot_replay(x->s, d, CG_SERIES_ALLOCATED, &series[CG_SERIES_ALLOCATED], err);
 		if (rc < 0)
 			return rc;
+		const cg_snap_replay rp = series[CG_SERIES_ACTIVE];
 		/* early blocks' bytes fit: they are part of before_first */
 		uint64_t pre = x->tl->devices[d].preexisting_bytes + (x->early_bytes ? x->early_bytes[d] : 0);
 		uint64_t baseline = rp.before_first >= pre ? rp.before_first - pre : 0;

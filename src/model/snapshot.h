@@ -77,6 +77,39 @@ typedef struct cg_snap_entry {
 	uint8_t action; /* cg_snap_action */
 } cg_snap_entry;
 
+/* Live bytes over a device's trace by one definition (docs/snapshot-format.md
+ * §9), reconstructed backwards from the blocks live at dump time. */
+typedef enum cg_snap_series {
+	CG_SERIES_ACTIVE,    /* alloc .. free_completed: what memory_viz draws; cgmem's "peak" */
+	CG_SERIES_ALLOCATED, /* alloc .. free_requested: torch.cuda.memory_allocated() (requested bytes) */
+	CG_SERIES_COUNT
+} cg_snap_series;
+
+typedef struct cg_snap_replay {
+	uint64_t before_first; /* live before entry 0 */
+	uint64_t peak;	       /* the largest live bytes, before_first included */
+	int64_t peak_index;    /* entry index after which it is first reached; -1: before the first */
+	uint64_t peak_t_ns;
+	uint64_t at_end;       /* forward replay's end */
+	uint64_t end_segments; /* the same from the final blocks */
+	uint64_t issues;       /* entries that contradict the state (alloc of a dead address, ...) */
+	bool end_matches;
+} cg_snap_replay;
+
+/* Reserved bytes over the trace from segment_* entries, walked backwards
+ * from the final segments. */
+typedef struct cg_snap_reserved {
+	uint64_t before_first;
+	uint64_t max;
+	int64_t max_index; /* -1: before the first entry */
+	uint64_t max_t_ns;
+	uint64_t at_end;
+	uint64_t end_segments;
+	uint64_t issues;
+	bool end_matches;
+	uint64_t events; /* segment_* entries */
+} cg_snap_reserved;
+
 /* Per device (indexed as tl->devices). */
 typedef struct cg_snap_device {
 	uint32_t seg_first, seg_count;	   /* into segments (segments are grouped by device) */
@@ -85,6 +118,12 @@ typedef struct cg_snap_device {
 	uint64_t unknown_actions;
 	uint64_t with_frames;		   /* entries with at least one frame */
 	bool has_trace;			   /* device_traces has a list for this device */
+	/* The trace replayed by each definition and for reserved bytes
+	 * (cg_snapshot_replay, cg_snapshot_reserved below): done once, by
+	 * the reader, which needs them for the memory before the trace and
+	 * the reserved checkpoints; the analysis reads them. */
+	cg_snap_replay series[CG_SERIES_COUNT];
+	cg_snap_reserved reserved;
 } cg_snap_device;
 
 typedef struct cg_snapshot {
@@ -120,38 +159,6 @@ typedef struct cg_snapshot {
 cg_snapshot *cg_snapshot_new(void);
 void cg_snapshot_free(cg_snapshot *s);
 
-/* Live bytes over a device's trace by one definition (docs/snapshot-format.md
- * §9), reconstructed backwards from the blocks live at dump time. */
-typedef enum cg_snap_series {
-	CG_SERIES_ACTIVE,    /* alloc .. free_completed: what memory_viz draws; cgmem's "peak" */
-	CG_SERIES_ALLOCATED, /* alloc .. free_requested: torch.cuda.memory_allocated() (requested bytes) */
-	CG_SERIES_COUNT
-} cg_snap_series;
-
-typedef struct cg_snap_replay {
-	uint64_t before_first; /* live before entry 0 */
-	uint64_t peak;	       /* the largest live bytes, before_first included */
-	int64_t peak_index;    /* entry index after which it is first reached; -1: before the first */
-	uint64_t peak_t_ns;
-	uint64_t at_end;       /* forward replay's end */
-	uint64_t end_segments; /* the same from the final blocks */
-	uint64_t issues;       /* entries that contradict the state (alloc of a dead address, ...) */
-	bool end_matches;
-} cg_snap_replay;
-
-/* Reserved bytes over the trace from segment_* entries, walked backwards
- * from the final segments. */
-typedef struct cg_snap_reserved {
-	uint64_t before_first;
-	uint64_t max;
-	int64_t max_index; /* -1: before the first entry */
-	uint64_t max_t_ns;
-	uint64_t at_end;
-	uint64_t end_segments;
-	uint64_t issues;
-	bool end_matches;
-	uint64_t events; /* segment_* entries */
-} cg_snap_reserved;
 
 /* Replays device d's trace for one series. Returns 0, or CG_ELIMIT when a
  * sum does not fit in 64 bits. */

@@ -28,7 +28,7 @@ static cg_snapshot *one_device(const uint64_t *sizes, const uint8_t *states, siz
 		total += sizes[i];
 	}
 	s->segments[0] = (cg_snap_segment){0x1000, total, 0, 0, 0, 0, 0, (uint32_t)nb, 0, CG_POOL_SMALL, false, false};
-	s->devices[0] = (cg_snap_device){0, 1, 0, (uint32_t)ne, ne, 0, 0, true};
+	s->devices[0] = (cg_snap_device){.seg_count = 1, .entry_count = (uint32_t)ne, .trace_entries = ne, .has_trace = true};
 	s->entries = cg_malloc((ne ? ne : 1) * sizeof *s->entries);
 	memcpy(s->entries, e, ne * sizeof *e);
 	s->nentries = ne;
