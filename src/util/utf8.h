@@ -4,6 +4,7 @@
 #ifndef CG_UTF8_H
 #define CG_UTF8_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Length of the valid UTF-8 sequence at s (n >= 1 bytes there): 1 for
@@ -47,7 +48,19 @@ typedef enum cg_utf8_status { CG_UTF8_OK, CG_UTF8_NUL, CG_UTF8_INVALID } cg_utf8
 cg_utf8_status cg_utf8_check(const char *s, size_t n, size_t *offset);
 
 /* Length of the longest prefix of s[0..n) not longer than max bytes that
- * does not cut a multi-byte character (s must be valid UTF-8). */
+ * does not cut a valid multi-byte character. Bytes that are not valid UTF-8
+ * count as characters of one byte each. */
 size_t cg_utf8_prefix(const char *s, size_t n, size_t max);
+
+/* An excerpt of s[0..n) to quote in a message: all of it when n <= max,
+ * else its longest prefix of at most max bytes (cg_utf8_prefix) and "…".
+ * Written into buf (size bytes: max + 4 holds any excerpt; a smaller buf
+ * cuts it at a character too). Returns buf. */
+char *cg_utf8_excerpt(char *buf, size_t size, const char *s, size_t n, size_t max);
+
+/* vsnprintf that never ends inside a character: a text longer than buf is
+ * cut at a character boundary and ends with "…" (when size >= 4). Returns
+ * buf. */
+char *cg_utf8_vformat(char *buf, size_t size, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
 #endif

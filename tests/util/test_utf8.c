@@ -4,6 +4,7 @@
  * written out independently below. */
 #include "testutil.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "utf8.h"
@@ -217,6 +218,63 @@ static void a_prefix_never_cuts_a_character(void **state)
 	assert_int_equal(cg_utf8_prefix("\xf0\x9f\x98\x80", 4, 3), 0);
 }
 
+static void a_prefix_of_invalid_bytes_cuts_between_bytes(void **state)
+{
+	/* stray continuation bytes and a lead cut short are one byte each */
+	assert_int_equal(cg_utf8_prefix("a\x80\x80\x80\x80" "b", 6, 3), 3);
+	assert_int_equal(cg_utf8_prefix("ab\xe2\x82" "cd", 6, 3), 3);
+	/* a valid character after junk is still not cut */
+	assert_int_equal(cg_utf8_prefix("\xff\xe2\x82\xac", 4, 2), 1);
+}
+
+static void an_excerpt_ends_at_a_character_with_an_ellipsis(void **state)
+{
+	char buf[64];
+	/* 39 'a' then "€" at bytes 39..41: 40 bytes would cut the euro sign */
+	char s[48];
+	memset(s, 'a', 39);
+	memcpy(s + 39, "\xe2\x82\xac" "xyz", 6);
+	char want[48];
+	memset(want, 'a', 39);
+	memcpy(want + 39, "\xe2\x80\xa6", 4);
+	assert_string_equal(cg_utf8_excerpt(buf, sizeof buf, s, 45, 40), want);
+	/* 42 bytes end right after the euro sign */
+	memcpy(want + 39, "\xe2\x82\xac\xe2\x80\xa6", 7);
+	assert_string_equal(cg_utf8_excerpt(buf, sizeof buf, s, 45, 42), want);
+	/* short enough: as it is, no ellipsis */
+	assert_string_equal(cg_utf8_excerpt(buf, sizeof buf, "ab\xc3\xa9", 4, 40), "ab\xc3\xa9");
+	assert_string_equal(cg_utf8_excerpt(buf, sizeof buf, "ab\xc3\xa9", 4, 4), "ab\xc3\xa9");
+	assert_string_equal(cg_utf8_excerpt(buf, sizeof buf, "ab\xc3\xa9", 4, 3), "ab\xe2\x80\xa6");
+	/* a buffer smaller than the excerpt: cut to fit, still at a character */
+	assert_string_equal(cg_utf8_excerpt(buf, 7, "abc\xc3\xa9" "def", 8, 40), "abc\xe2\x80\xa6");
+	assert_string_equal(cg_utf8_excerpt(buf, 3, "abcdef", 6, 40), "ab");
+	assert_string_equal(cg_utf8_excerpt(buf, 1, "abcdef", 6, 40), "");
+}
+
+static char *format(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static char *format(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cg_utf8_vformat(buf, size, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+static void a_formatted_message_too_long_ends_at_a_character(void **state)
+{
+	char buf[10];
+	assert_string_equal(format(buf, sizeof buf, "%s", "short"), "short");
+	assert_string_equal(format(buf, sizeof buf, "%s", "123456789"), "123456789");
+	/* 10 bytes hold 6 and "…"; "é" at bytes 5..6 does not fit whole */
+	assert_string_equal(format(buf, sizeof buf, "%s", "12345\xc3\xa9" "789"), "12345\xe2\x80\xa6");
+	assert_string_equal(format(buf, sizeof buf, "%s", "1234\xc3\xa9" "6789"), "1234\xc3\xa9\xe2\x80\xa6");
+	/* "😀" at bytes 3..6 */
+	assert_string_equal(format(buf, sizeof buf, "ab%s%s", "c\xf0\x9f\x98\x80", "zzzz"), "abc\xe2\x80\xa6");
+	/* too small for an ellipsis: cut at a character only */
+	assert_string_equal(format(buf, 3, "%s", "a\xc3\xa9"), "a");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +286,9 @@ int main(void)
 		cmocka_unit_test(the_fast_path_finds_problems_at_every_offset_and_alignment),
 		cmocka_unit_test(multibyte_characters_straddling_a_word_pass_at_every_offset),
 		cmocka_unit_test(a_prefix_never_cuts_a_character),
+		cmocka_unit_test(a_prefix_of_invalid_bytes_cuts_between_bytes),
+		cmocka_unit_test(an_excerpt_ends_at_a_character_with_an_ellipsis),
+		cmocka_unit_test(a_formatted_message_too_long_ends_at_a_character),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
