@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "termtext.h"
 #include "units.h"
+#include "xalloc.h"
 
 /* "2.5" from 2500000 millionths. */
 static char *fmt_millionths(char *buf, size_t size, uint64_t m)
@@ -29,8 +31,9 @@ static char *fmt_size(char *buf, size_t size, uint64_t v)
 	return buf;
 }
 
-/* One verdict as a line. */
-static void put_verdict(cg_sink *out, const cg_check_verdict *v, const cg_check_limits *l)
+/* One verdict as a line; device is the device's name escaped for a
+ * terminal, so that a name cannot rewrite the line (termtext.h). */
+static void put_verdict(cg_sink *out, const cg_check_verdict *v, const char *device, const cg_check_limits *l)
 {
 	char measured[160], limit[96], t[32], b1[32], b2[32];
 	const char *cmp = v->ok ? "<=" : ">", *note = "";
@@ -47,12 +50,12 @@ static void put_verdict(cg_sink *out, const cg_check_verdict *v, const cg_check_
 		snprintf(limit, sizeof limit, "%.6g", l->max_fragmentation);
 		if (!v->measured) {
 			cg_sink_printf(out, "FAIL  max-fragmentation %s: unknown, limit %s (no checkpoint records reserved "
-				       "bytes and the allocator replay is not available)\n", v->device, limit);
+				       "bytes and the allocator replay is not available)\n", device, limit);
 			return;
 		}
 		if (v->source == CG_FRAG_NOT_APPLICABLE) {
 			cg_sink_printf(out, "ok    max-fragmentation %s: not applicable, limit %s (a CPU has no caching "
-				       "allocator and no checkpoint records reserved bytes)\n", v->device, limit);
+				       "allocator and no checkpoint records reserved bytes)\n", device, limit);
 			return;
 		}
 		snprintf(measured, sizeof measured, "%.6g", v->value);
@@ -75,11 +78,14 @@ static void put_verdict(cg_sink *out, const cg_check_verdict *v, const cg_check_
 		return;
 	}
 	cg_sink_printf(out, "%-4s  %s %s: %s %s %s%s\n", v->ok ? "ok" : "FAIL",
-		       cg_check_kind_name((cg_check_kind)v->kind), v->device, measured, cmp, limit, note);
+		       cg_check_kind_name((cg_check_kind)v->kind), device, measured, cmp, limit, note);
 }
 
 void cg_check_text_write(cg_sink *out, const cg_check_result *r, const cg_check_limits *l)
 {
-	for (size_t i = 0; i < r->n; i++)
-		put_verdict(out, &r->verdicts[i], l);
+	for (size_t i = 0; i < r->n; i++) {
+		char *device = cg_termtext_dup(r->verdicts[i].device);
+		put_verdict(out, &r->verdicts[i], device, l);
+		cg_free(device);
+	}
 }

@@ -7,17 +7,30 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "termtext.h"
 #include "units.h"
+#include "utf8.h"
+#include "xalloc.h"
 
 #define WIDTH 100
 #define LABEL 20 /* width of the label column of key figures */
 
 /* ---- lines no wider than WIDTH ---- */
 
-static void put_line(cg_sink *f, const char *text)
+/* Names from the trace reach the terminal escaped (termtext.h): where they
+ * are aligned or fitted, before measuring them (an escape is as wide as it
+ * is long); and every line again as it is written, which changes nothing
+ * already escaped and catches what was not. */
+
+static void put_line(cg_sink *f, const char *raw)
 {
-	char buf[WIDTH * 4 + 8];
-	if (cg_text_width(text) <= WIDTH) {
+	/* An escaped line cut by esc still holds more than WIDTH columns: no
+	 * character or escape takes more than 6 bytes, none of them more
+	 * bytes than columns but characters of up to 4. */
+	char esc[WIDTH * 4 + 32], buf[WIDTH * 4 + 8];
+	size_t n = cg_termtext_escape(esc, sizeof esc, raw, strlen(raw));
+	const char *text = esc;
+	if (n < sizeof esc && cg_text_width(text) <= WIDTH) {
 		cg_sink_puts(f, text);
 		cg_sink_putc(f, '\n');
 		return;
@@ -41,7 +54,7 @@ static void put_linef(cg_sink *f, const char *fmt, ...)
 	char buf[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	cg_utf8_vformat(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	put_line(f, buf);
 }
@@ -53,16 +66,27 @@ static void key_figure(cg_sink *f, const char *label, const char *fmt, ...)
 	char value[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(value, sizeof value, fmt, ap);
+	cg_utf8_vformat(value, sizeof value, fmt, ap);
 	va_end(ap);
 	put_linef(f, "  %-*s%s", LABEL, label, value);
+}
+
+/* s escaped, then fitted into width columns with cg_fmt_fit. */
+static char *fit(char *buf, size_t size, const char *s, size_t width)
+{
+	if (cg_termtext_plain(s, strlen(s)))
+		return cg_fmt_fit(buf, size, s, width);
+	char *shown = cg_termtext_dup(s);
+	cg_fmt_fit(buf, size, shown, width);
+	cg_free(shown);
+	return buf;
 }
 
 /* Appends s to a row, padded to width columns (right-aligned if right). */
 static void cell(char *row, size_t size, const char *s, size_t width, bool right)
 {
 	char fitted[512];
-	cg_fmt_fit(fitted, sizeof fitted, s, width);
+	fit(fitted, sizeof fitted, s, width);
 	size_t w = cg_text_width(fitted), len = strlen(row);
 	size_t pad = width > w ? width - w : 0;
 	/* Padding, text, padding; a row too narrow for its cells is cut. */
@@ -77,9 +101,10 @@ static void cell(char *row, size_t size, const char *s, size_t width, bool right
 }
 
 /* Prints text as a paragraph wrapped at WIDTH, indented. */
-static void put_wrapped(cg_sink *f, const char *text, int indent)
+static void put_wrapped(cg_sink *f, const char *raw, int indent)
 {
 	char line[WIDTH * 4 + 8];
+	char *text = cg_termtext_dup(raw); /* wrapped as it is shown */
 	const char *p = text;
 	while (*p) {
 		size_t len = 0, cols = (size_t)indent, last_space = 0;
@@ -100,6 +125,7 @@ static void put_wrapped(cg_sink *f, const char *text, int indent)
 		while (*p == ' ')
 			p++;
 	}
+	cg_free(text);
 }
 
 static const char *bytes_text(char *buf, uint64_t v) { return cg_fmt_bytes(buf, 32, v); }
@@ -149,7 +175,7 @@ static void print_alloc(cg_sink *f, const cg_timeline *tl, uint32_t alloc, uint3
 	put_line(f, row);
 	char path[CG_SPAN_PATH_MAX], fitted[WIDTH * 4];
 	cg_timeline_span_path(tl, m->span, path, sizeof path);
-	put_linef(f, "%16s%s", "", cg_fmt_fit(fitted, sizeof fitted, path[0] ? path : "(no span)", WIDTH - 16));
+	put_linef(f, "%16s%s", "", fit(fitted, sizeof fitted, path[0] ? path : "(no span)", WIDTH - 16));
 }
 
 static void print_alloc_header(cg_sink *f, const char *title, size_t shown, size_t total)
@@ -251,7 +277,7 @@ static void print_key_figures(cg_sink *f, const cg_analysis *a, uint32_t d)
 		   cg_category_name((cg_category)m->category), cg_phase_name(cg_timeline_mem_phase(tl, m)));
 		cg_timeline_span_path(tl, m->span, path, sizeof path);
 		if (path[0])
-			key_figure(f, "", "%s", cg_fmt_fit(fitted, sizeof fitted, path, WIDTH - 2 - LABEL));
+			key_figure(f, "", "%s", fit(fitted, sizeof fitted, path, WIDTH - 2 - LABEL));
 	}
 	key_figure(f, "live at peak", "%s allocations", count_text(n1, a->at_peak->devices[d].count));
 	key_figure(f, "live at end", "%s (%s B), %s allocations, at %s", bytes_text(b1, end->bytes), count_text(n2, end->bytes),
@@ -390,7 +416,7 @@ static void print_over_time(cg_sink *f, const cg_analysis *a, uint32_t d)
 		}
 		const cg_step_stats *s = &o->steps[k];
 		char name[256], g[32];
-		cg_fmt_fit(name, sizeof name, cg_timeline_str(tl, tl->spans[a->steps->steps[k].span].name), 20);
+		fit(name, sizeof name, cg_timeline_str(tl, tl->spans[a->steps->steps[k].span].name), 20);
 		char row[512] = "    ";
 		cell(row, sizeof row, name, 20, false);
 		cell(row, sizeof row, time_text(tl, t1, a->steps->steps[k].start_ns), 10, true);
@@ -521,7 +547,7 @@ static void print_leaks(cg_sink *f, const cg_analysis *a, uint32_t d)
 			 x->steps, x->steps == 1 ? "" : "s");
 		strcat(row, cnt);
 		put_line(f, row);
-		put_linef(f, "%16s%s", "", cg_fmt_fit(fitted, sizeof fitted, x->path[0] ? x->path : "(no span)", WIDTH - 16));
+		put_linef(f, "%16s%s", "", fit(fitted, sizeof fitted, x->path[0] ? x->path : "(no span)", WIDTH - 16));
 	}
 }
 

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "termtext.h"
 #include "xalloc.h"
 
 static int find_opt(const cg_command *cmd, const char *name, size_t len, char short_name)
@@ -106,8 +107,8 @@ int cg_usage_error(const cg_command *cmd, const char *fmt, ...)
 	va_list ap;
 	fprintf(stderr, "cgmem %s: ", cmd->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cg_termtext_vline(stderr, fmt, ap); /* it quotes arguments, and names from traces */
 	va_end(ap);
-	fprintf(stderr, "\nTry 'cgmem help %s'.\n", cmd->name);
+	fprintf(stderr, "Try 'cgmem help %s'.\n", cmd->name);
 	return CG_EXIT_USAGE;
 }

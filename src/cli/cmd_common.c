@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "progress.h"
+#include "termtext.h"
 #include "units.h"
 
 static int size_option(const cg_command *cmd, const cg_args *args, const char *name, size_t *out)
@@ -108,17 +109,18 @@ static void print_diagnostics(const cg_timeline *tl, FILE *out, size_t max)
 	for (size_t i = 0; i < src->ndiags && shown < max; i++, shown++) {
 		const cg_diag *d = &src->diags[i];
 		const char *what = d->kind == CG_DIAG_WARNING ? "warning: " : "";
+		/* the file name and the message may quote the trace: escaped */
 		if (d->line && src->lines_are_events)
-			fprintf(out, "%s: event %" PRIu64 ": %s%s\n", name, d->line, what, d->msg);
+			cg_termtext_line(out, "%s: event %" PRIu64 ": %s%s", name, d->line, what, d->msg);
 		else if (d->line)
-			fprintf(out, "%s:%" PRIu64 ": %s%s\n", name, d->line, what, d->msg);
+			cg_termtext_line(out, "%s:%" PRIu64 ": %s%s", name, d->line, what, d->msg);
 		else
-			fprintf(out, "%s: %s%s\n", name, what, d->msg);
+			cg_termtext_line(out, "%s: %s%s", name, what, d->msg);
 	}
 	uint64_t total = src->bad_lines + src->warnings;
 	if (total > shown)
-		fprintf(out, "%s: ... %" PRIu64 " more diagnostics (%" PRIu64 " bad lines, %" PRIu64
-			     " warnings in all)\n", name, total - shown, src->bad_lines, src->warnings);
+		cg_termtext_line(out, "%s: ... %" PRIu64 " more diagnostics (%" PRIu64 " bad lines, %" PRIu64
+				 " warnings in all)", name, total - shown, src->bad_lines, src->warnings);
 }
 
 static int ingest(const cg_command *cmd, const cg_cmd_input *in, const char *path, cg_timeline **out)
@@ -132,7 +134,7 @@ static int ingest(const cg_command *cmd, const cg_cmd_input *in, const char *pat
 	cg_error err = CG_ERROR_INIT;
 	double start = cg_now();
 	if (cg_ingest(out, path, &o, &err) < 0) {
-		fprintf(stderr, "cgmem %s: %s\n", cmd->name, err.msg);
+		cg_termtext_line(stderr, "cgmem %s: %s", cmd->name, err.msg);
 		return cg_error_exit_status(err.code);
 	}
 	if (in->stats)
@@ -165,7 +167,7 @@ int cg_cmd_analyse(const cg_command *cmd, const cg_cmd_input *in, const char *pa
 		return status;
 	cg_error err = CG_ERROR_INIT;
 	if (cg_analysis_run(a, *tl, &in->analysis, &err) < 0) {
-		fprintf(stderr, "cgmem %s: %s\n", cmd->name, err.msg);
+		cg_termtext_line(stderr, "cgmem %s: %s", cmd->name, err.msg);
 		cg_timeline_free(*tl);
 		*tl = NULL;
 		return cg_error_exit_status(err.code);

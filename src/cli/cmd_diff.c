@@ -11,6 +11,7 @@
 #include "diff_json.h"
 #include "diff_report.h"
 #include "outdir.h"
+#include "termtext.h"
 #include "units.h"
 #include "xalloc.h"
 
@@ -45,8 +46,8 @@ static void print_figures(const cg_diff_result *d, const char *dir)
 		char b0[32], b1[32], c[32];
 		if (dev->index[0] == CG_NONE || dev->index[1] == CG_NONE) {
 			int s = dev->index[0] == CG_NONE ? 1 : 0;
-			printf("%s: only in the %s run, peak %s\n", dev->name, s ? "new" : "base",
-			       cg_fmt_bytes(b0, sizeof b0, dev->peak.v[s]));
+			cg_termtext_line(stdout, "%s: only in the %s run, peak %s", dev->name, s ? "new" : "base",
+					 cg_fmt_bytes(b0, sizeof b0, dev->peak.v[s]));
 			continue;
 		}
 		bool grew;
@@ -55,11 +56,11 @@ static void print_figures(const cg_diff_result *d, const char *dir)
 		char pc[32] = "";
 		if (cg_diff_percent(dev->peak, &pct))
 			snprintf(pc, sizeof pc, ", %+.1f %%", pct);
-		printf("%s: peak %s \xe2\x86\x92 %s (%s%s%s)\n", dev->name, cg_fmt_bytes(b0, sizeof b0, dev->peak.v[0]),
-		       cg_fmt_bytes(b1, sizeof b1, dev->peak.v[1]), m == 0 ? "" : grew ? "+" : "-",
-		       cg_fmt_bytes(c, sizeof c, m), pc);
+		cg_termtext_line(stdout, "%s: peak %s \xe2\x86\x92 %s (%s%s%s)", dev->name,
+				 cg_fmt_bytes(b0, sizeof b0, dev->peak.v[0]), cg_fmt_bytes(b1, sizeof b1, dev->peak.v[1]),
+				 m == 0 ? "" : grew ? "+" : "-", cg_fmt_bytes(c, sizeof c, m), pc);
 	}
-	printf("diff written to %s/\n", dir);
+	cg_termtext_line(stdout, "diff written to %s/", dir);
 }
 
 static int align_option(const cg_command *cmd, const cg_args *args, cg_align_mode *mode)
@@ -109,7 +110,7 @@ static int run_diff(const cg_command *cmd, const cg_args *args)
 				rc = cg_outdir_commit(od, &err);
 		}
 		if (rc < 0) {
-			fprintf(stderr, "cgmem diff: %s\n", err.msg);
+			cg_termtext_line(stderr, "cgmem diff: %s", err.msg);
 			status = cg_error_exit_status(rc);
 		} else if (!in.quiet) {
 			print_figures(v->diff, dir);

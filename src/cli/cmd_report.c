@@ -11,6 +11,7 @@
 #include "outdir.h"
 #include "report.h"
 #include "summary_json.h"
+#include "termtext.h"
 #include "units.h"
 #include "xalloc.h"
 
@@ -154,20 +155,22 @@ static void print_figures(const cg_analysis *a, const char *dir)
 	for (uint32_t d = 0; d < tl->ndevices; d++) {
 		const cg_peak_device *p = &a->peak->devices[d];
 		char bytes[32], exact[32], when[32];
-		printf("%s: peak %s (%s B) at %s\n", cg_timeline_str(tl, tl->devices[d].name),
-		       cg_fmt_bytes(bytes, sizeof bytes, p->peak_bytes),
-		       cg_fmt_count(exact, sizeof exact, p->peak_bytes),
-		       cg_timeline_fmt_time(tl, when, sizeof when, p->peak_t_ns));
+		/* names from the trace are escaped for the terminal (termtext.h) */
+		cg_termtext_line(stdout, "%s: peak %s (%s B) at %s", cg_timeline_str(tl, tl->devices[d].name),
+				 cg_fmt_bytes(bytes, sizeof bytes, p->peak_bytes),
+				 cg_fmt_count(exact, sizeof exact, p->peak_bytes),
+				 cg_timeline_fmt_time(tl, when, sizeof when, p->peak_t_ns));
 	}
 	if (tl->source.truncated)
-		printf("note: %s\n", tl->source.truncation_note);
+		cg_termtext_line(stdout, "note: %s", tl->source.truncation_note);
 	for (uint32_t d = 0; a->end && d < a->end->ndevices; d++)
 		if (a->end->devices[d].verdict)
-			printf("%s: %s\n", cg_timeline_str(tl, tl->devices[d].name), a->end->devices[d].verdict);
+			cg_termtext_line(stdout, "%s: %s", cg_timeline_str(tl, tl->devices[d].name),
+					 a->end->devices[d].verdict);
 	size_t n = strlen(dir);
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
-	printf("report written to %.*s/ (report.html, report.md, summary.json)\n", (int)n, dir);
+	cg_termtext_line(stdout, "report written to %.*s/ (report.html, report.md, summary.json)", (int)n, dir);
 }
 
 static int run_report(const cg_command *cmd, const cg_args *args)
@@ -206,7 +209,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 			rc = cg_outdir_commit(od, &err);
 	}
 	if (rc < 0) {
-		fprintf(stderr, "cgmem report: %s\n", err.msg);
+		cg_termtext_line(stderr, "cgmem report: %s", err.msg);
 		status = cg_error_exit_status(rc);
 	} else if (!in.quiet) {
 		print_figures(a, dir);

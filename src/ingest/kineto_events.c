@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 /* --- devices and phases ------------------------------------------------------ */
@@ -98,7 +99,7 @@ static int bad_event(cg_kineto_events *k, uint64_t ordinal, cg_error *err, const
 	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	cg_utf8_vformat(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (k->o->strict)
 		return cg_error_set(err, CG_EINPUT, "%s: event %" PRIu64 ": %s", k->name, ordinal, msg);

@@ -32,7 +32,7 @@ int cg_pickle_fail_at(cg_pickle *pk, uint64_t at, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	cg_utf8_vformat(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	return cg_error_set(pk->err, CG_EINPUT, "%s: byte %llu: %s", pk->name, (unsigned long long)at, msg);
 }

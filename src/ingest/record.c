@@ -8,6 +8,7 @@
 
 #include "checked.h"
 #include "diag.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 int cg_parse_u64(const char *s, size_t n, uint64_t *out, const char **why)
@@ -68,7 +69,7 @@ static bool fail(ctx *c, const char *fmt, ...)
 	if (!c->bad) {
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(c->msg, c->msgsize, fmt, ap);
+		cg_utf8_vformat(c->msg, c->msgsize, fmt, ap);
 		va_end(ap);
 		c->bad = true;
 	}
@@ -96,12 +97,11 @@ static bool require(ctx *c, cg_field_key k)
 	return true;
 }
 
-/* A short quoted excerpt of a value for messages. */
+/* A short quoted excerpt of a value for messages: 40 bytes at most, cut
+ * at a character, "…" when cut. */
 static const char *excerpt(const cg_jval *v, char *buf, size_t size)
 {
-	size_t n = v->n < 40 ? v->n : 40;
-	snprintf(buf, size, "%.*s%s", (int)n, v->s ? v->s : "", v->n > n ? "..." : "");
-	return buf;
+	return cg_utf8_excerpt(buf, size, v->s ? v->s : "", v->s ? v->n : 0, 40);
 }
 
 static bool get_string(ctx *c, cg_field_key k, const char **s, size_t *n)

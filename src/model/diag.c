@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "utf8.h"
 #include "xalloc.h"
 
 void cg_diag_add(cg_timeline *tl, cg_diag_kind kind, uint64_t line, const char *fmt, ...)
@@ -18,7 +19,7 @@ void cg_diag_add(cg_timeline *tl, cg_diag_kind kind, uint64_t line, const char *
 	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	cg_utf8_vformat(buf, sizeof buf, fmt, ap); /* a long one ends at a character, with "…" */
 	va_end(ap);
 	CG_GROW(src->diags, src->diags_cap, src->ndiags + 1);
 	src->diags[src->ndiags++] = (cg_diag){line, kind, cg_strdup(buf)};

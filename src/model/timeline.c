@@ -375,7 +375,7 @@ void cg_timeline_anomaly(cg_timeline *tl, cg_anomaly a, const char *fmt, ...)
 	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	cg_utf8_vformat(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	s->examples[s->nexamples++] = cg_strdup(buf);
 }

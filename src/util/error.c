@@ -3,12 +3,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "utf8.h"
+
 int cg_error_set(cg_error *err, int code, const char *fmt, ...)
 {
 	if (err) {
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		cg_utf8_vformat(err->msg, sizeof err->msg, fmt, ap); /* cut at a character */
 		va_end(ap);
 		err->code = code;
 	}
