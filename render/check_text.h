@@ -3,7 +3,9 @@
  * value and the limit's value:
  *
  *     FAIL  max-peak cpu: 18.48 MiB (19,379,476 B) > 12.00 MiB (12,582,912 B)
- */
+ *
+ * The device's name is escaped (termtext.h): a "\r" in it cannot make the
+ * line start with "ok". */
 #ifndef CG_CHECK_TEXT_H
 #define CG_CHECK_TEXT_H
 

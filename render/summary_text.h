@@ -3,7 +3,8 @@
  * category, phase and span path), figures over time and per step,
  * checkpoints, the allocator replay, leaks, lifetimes and the end of the
  * trace, then gradients. Binary units; no line wider than 100 columns
- * (longer ones are cut with "…"). */
+ * (longer ones are cut with "…"); names from the trace with their controls
+ * escaped (termtext.h). */
 #ifndef CG_SUMMARY_TEXT_H
 #define CG_SUMMARY_TEXT_H
 
