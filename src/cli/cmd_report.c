@@ -101,8 +101,10 @@ static int chart_options(const cg_command *cmd, const cg_args *args, cg_charts_o
 /* Writes every output file into the temporary folder. */
 static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_options *ro, cg_error *err)
 {
-	char *path = cg_outdir_path(od, "summary.json");
-	int rc = cg_summary_json_save(path, a, err);
+	char *path;
+	int rc = cg_outdir_file(od, "summary.json", &path, err);
+	if (rc == 0)
+		rc = cg_summary_json_save(path, a, err);
 	cg_free(path);
 	cg_chart_list charts = {0};
 	if (rc == 0)
@@ -111,8 +113,9 @@ static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_optio
 		rc = cg_report_write(od, a, &charts, ro->html, err);
 	cg_chart_list_free(&charts);
 	if (rc == 0 && ro->trace_name) {
-		path = cg_outdir_path(od, ro->trace_name);
-		rc = cg_chrome_trace_save(path, a, &ro->chrome, err);
+		rc = cg_outdir_file(od, ro->trace_name, &path, err);
+		if (rc == 0)
+			rc = cg_chrome_trace_save(path, a, &ro->chrome, err);
 		cg_free(path);
 	}
 	return rc;

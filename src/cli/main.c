@@ -6,6 +6,7 @@
 #include "args.h"
 #include "charts.h"
 #include "commands.h"
+#include "outdir.h"
 
 static const cg_command *const commands[] = {
 	&cg_cmd_report,
@@ -99,6 +100,8 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* A report's temporary folder goes with the process, whatever ends it. */
+	cg_outdir_catch_signals();
 	int status = run(argc, argv);
 	cg_charts_shutdown();
 	return status;

@@ -100,8 +100,10 @@ static void a_new_folder_gets_the_files_and_a_manifest(void **state)
 	 * final rename stays on one file system */
 	const char *tmp = cg_outdir_dir(od);
 	char prefix[600];
-	snprintf(prefix, sizeof prefix, "%s/.new.cgmem-tmp-", tu_tmpdir());
+	snprintf(prefix, sizeof prefix, "%s/.cgmem-tmp-", tu_tmpdir());
 	assert_int_equal(strncmp(tmp, prefix, strlen(prefix)), 0);
+	/* ".cgmem-tmp-", 16 hex digits of the target's tag, "-", 6 random */
+	assert_int_equal(strlen(tmp) - strlen(tu_tmpdir()) - 1, 34);
 	struct stat st;
 	assert_int_equal(stat(tmp, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
@@ -140,17 +142,27 @@ static void the_folder_gets_the_usual_permissions(void **state)
 	umask(old);
 }
 
-static void a_name_asked_for_twice_is_listed_once(void **state)
+/* Two outputs of one name would overwrite each other: the second is
+ * refused, and so is the manifest's name. */
+static void a_name_asked_for_twice_is_refused(void **state)
 {
 	const char *dir = tu_path("twice");
 	cg_outdir *od;
 	assert_int_equal(cg_outdir_begin(&od, dir, false, NULL), 0);
 	char *a = cg_outdir_path(od, "chart.png");
-	char *b = cg_outdir_path(od, "chart.png");
-	assert_string_equal(a, b);
+	assert_non_null(a);
+	assert_null(cg_outdir_path(od, "chart.png"));
+	cg_error err = CG_ERROR_INIT;
+	char *b = (char *)"not NULL";
+	assert_int_equal(cg_outdir_file(od, "chart.png", &b, &err), CG_EUSAGE);
+	assert_null(b);
+	char expected[700];
+	snprintf(expected, sizeof expected, "%s: two files of the report are both named 'chart.png'", dir);
+	assert_string_equal(err.msg, expected);
+	assert_int_equal(cg_outdir_file(od, CG_OUTDIR_MANIFEST, &b, &err), CG_EUSAGE);
+	assert_null(b);
 	put(a, "png");
 	free(a);
-	free(b);
 	/* a name asked for but never written is listed too: it is cgmem's */
 	free(cg_outdir_path(od, "never.svg"));
 	assert_int_equal(cg_outdir_commit(od, NULL), 0);
@@ -428,7 +440,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(a_new_folder_gets_the_files_and_a_manifest, teardown),
 		cmocka_unit_test_teardown(the_folder_gets_the_usual_permissions, teardown),
-		cmocka_unit_test_teardown(a_name_asked_for_twice_is_listed_once, teardown),
+		cmocka_unit_test_teardown(a_name_asked_for_twice_is_refused, teardown),
 		cmocka_unit_test_teardown(an_earlier_report_is_replaced_as_a_whole, teardown),
 		cmocka_unit_test_teardown(abort_leaves_the_old_report_intact, teardown),
 		cmocka_unit_test_teardown(a_failed_commit_leaves_the_old_report_intact, teardown),
