@@ -650,3 +650,13 @@ int cg_report_write(cg_outdir *od, const cg_analysis *a, const cg_chart_list *ch
 	cg_doc_free(d);
 	return rc;
 }
+
+bool cg_report_owns_name(const char *name)
+{
+	static const char *const own[] = {"summary.json", "report.md", "report.html", CG_OUTDIR_MANIFEST};
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		if (strcmp(name, own[i]) == 0)
+			return true;
+	size_t n = strlen(name);
+	return n >= 4 && (strcmp(name + n - 4, ".png") == 0 || strcmp(name + n - 4, ".svg") == 0);
+}

@@ -161,10 +161,14 @@ char **cg_chart_device_slugs(const char *const *names, size_t n)
 	uint32_t *next = NULL;
 	size_t next_cap = 0;
 	bool empty_used = false;
-	/* First every device whose slug is free keeps it... */
-	for (size_t i = 0; i < n; i++) {
+	/* First the names that are their own slug keep it ("cuda-0" stays
+	 * cuda-0 beside "cuda:0"), then every device whose slug is free... */
+	for (size_t k = 0; k < 2 * n; k++) {
+		size_t i = k % n;
 		char base[CG_CHART_SLUG_MAX + 1];
 		cg_chart_device_slug(names[i], base, sizeof base);
+		if (slugs[i] || (k < n && strcmp(base, names[i]) != 0))
+			continue;
 		if (!taken(used, empty_used, base)) {
 			take(used, &empty_used, base);
 			slugs[i] = cg_strdup(base);

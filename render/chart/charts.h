@@ -73,9 +73,9 @@ void cg_chart_device_slug(const char *device, char *buf, size_t size);
 
 /* One slug for each of n device names, all distinct, the same for the same
  * names in the same order: the name's slug (at most CG_CHART_SLUG_MAX
- * bytes), or when an earlier device or one whose slug is its own already
- * holds it, the slug and "-N" with the smallest N >= 2 still free
- * ("cuda:0", "cuda-0" -> "cuda-0-2", "cuda-0"). The array and its strings
+ * bytes), or when a device whose slug is its own name or an earlier device
+ * already holds it, the slug and "-N" with the smallest N >= 2 still free
+ * ("cuda:0", "cuda-0", "cuda/0" -> "cuda-0-2", "cuda-0", "cuda-0-3"). The array and its strings
  * are the caller's: cg_chart_slugs_free. */
 char **cg_chart_device_slugs(const char *const *names, size_t n);
 void cg_chart_slugs_free(char **slugs, size_t n);

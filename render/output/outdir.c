@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <ftw.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,10 +265,22 @@ int cg_outdir_begin(cg_outdir **out, const char *path, bool force, cg_error *err
 	od->lock_fd = -1;
 	char *parent = parent_of(path);
 	od->parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* A signal between mkdtemp and the guard would leave the folder:
+	 * it waits until the guard is in place. */
+	sigset_t sigs, old_mask;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, &old_mask);
 	if (od->parent_fd >= 0)
 		od->lock_fd = make_tmp(od->parent_fd, parent, od->base, od->tmp_name, &od->tmp);
+	if (od->lock_fd >= 0)
+		od->guard = cg_tmpguard_add(od->parent_fd, od->lock_fd, od->tmp_name);
+	int e = errno;
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (od->lock_fd < 0) {
-		cg_error_set(err, CG_EIO, "%s: cannot create the output folder there: %s", parent, strerror(errno));
+		cg_error_set(err, CG_EIO, "%s: cannot create the output folder there: %s", parent, strerror(e));
 		cg_free(parent);
 		free_outdir(od);
 		return CG_EIO;
@@ -276,7 +290,6 @@ int cg_outdir_begin(cg_outdir **out, const char *path, bool force, cg_error *err
 	mode_t mask = umask(0);
 	umask(mask);
 	fchmod(od->lock_fd, 0777 & ~mask);
-	od->guard = cg_tmpguard_add(od->parent_fd, od->lock_fd, od->tmp_name);
 	remove_stale(od->parent_fd, od->base, od->tmp_name);
 	*out = od;
 	return 0;
@@ -420,14 +433,17 @@ int cg_outdir_commit(cg_outdir *od, cg_error *err)
 	int pfd = od->parent_fd;
 	struct stat st;
 	if (fstatat(pfd, od->base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (renameat(pfd, od->tmp_name, pfd, od->base) < 0) {
+		if (renameat(pfd, od->tmp_name, pfd, od->base) == 0) {
+			free_outdir(od);
+			return 0;
+		}
+		/* A run beside us put its report there first: replace it. */
+		if (errno != EEXIST && errno != ENOTEMPTY) {
 			rc = cg_error_set(err, CG_EIO, "%s: cannot move the report into place: %s", od->target,
 					  strerror(errno));
 			cg_outdir_abort(od);
 			return rc;
 		}
-		free_outdir(od);
-		return 0;
 	}
 	/* Swap atomically; the old report ends up in the temporary name. */
 	if (renameat2(pfd, od->tmp_name, pfd, od->base, RENAME_EXCHANGE) < 0) {

@@ -1,4 +1,5 @@
 /* cgmem report: a trace in, a report folder out. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,9 @@ static int trace_option(const cg_command *cmd, const cg_args *args, const char *
 	if (strchr(name, '/') || !json || name[0] == '.')
 		return cg_usage_error(cmd, "--trace: '%s' must be a file name ending in .json or .json.gz, "
 				      "written inside the report folder", cg_args_get(cmd, args, "trace"));
+	if (cg_report_owns_name(name))
+		return cg_usage_error(cmd, "--trace: '%s' is the name of a file the report writes itself; "
+				      "choose another name", cg_args_get(cmd, args, "trace"));
 	ro->trace_name = name;
 	return 0;
 }
@@ -213,6 +217,16 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 		status = cg_error_exit_status(rc);
 	} else if (!in.quiet) {
 		print_figures(a, dir);
+		/* As summary and check: lines that cannot be written are an
+		 * error, though the folder, already in place, stays. */
+		errno = 0;
+		bool flushed = fflush(stdout) == 0;
+		int e = errno;
+		if (!flushed || ferror(stdout)) {
+			fprintf(stderr, "cgmem report: cannot write to standard output%s%s (the report in %s is complete)\n",
+				e ? ": " : "", e ? strerror(e) : "", dir);
+			status = CG_EXIT_INPUT;
+		}
 	}
 	cg_analysis_free(a);
 	cg_timeline_free(tl);
