@@ -245,12 +245,14 @@ const cg_command cg_cmd_report = {
 	"Bad lines (events) are reported with their number and skipped; a trace cut\n"
 	"off mid-record (a crashed run) is analysed up to the cut.\n"
 	"Charts, per device: timeline, breakdown, icicle, top_allocations, fragmentation,\n"
-	"segments (snapshots) and lifetimes, as NAME.DEVICE.png and .svg; a chart that\n"
-	"does not apply to the trace is left out and report.md says why. --width and\n"
-	"--height set the layout (SVG and PNG alike); --scale only multiplies the PNG's\n"
-	"pixels.\n"
+	"segments (snapshots) and lifetimes, as NAME.DEVICE.png and .svg (devices whose\n"
+	"names give one file name get -2, -3, ...); a chart that does not apply to the\n"
+	"trace is left out and report.md says why. --width and --height set the layout\n"
+	"(SVG and PNG alike); --scale only multiplies the PNG's pixels.\n"
 	"The folder is written completely or not at all: an earlier report in DIR is\n"
-	"replaced only once the new one is complete.\n",
+	"replaced only once the new one is complete. The temporary folder beside it\n"
+	"(.cgmem-tmp-*) is removed on errors, out of memory, SIGINT, SIGTERM and SIGHUP;\n"
+	"one left by a killed run is removed by the next run on DIR.\n",
 	report_opts,
 	run_report,
 };

@@ -29,8 +29,8 @@ static void main_help(FILE *out)
 	fprintf(out, "  %-10s %s\n", "help", "show the options of a command: cgmem help report");
 	fprintf(out, "\noptions:\n  -h, --help     show this help\n  -V, --version  show the version\n"
 		     "\nexample:\n  cgmem report run.jsonl -o out/\n"
-		     "\nexit status: 0 success; 1 bad input or a file that cannot be read or written;\n"
-		     "2 wrong usage; 3 cgmem check found a limit exceeded.\n");
+		     "\nexit status: 0 success; 1 bad input or a file (standard output too) that cannot\n"
+		     "be read or written; 2 wrong usage; 3 cgmem check found a limit exceeded.\n");
 }
 
 static const cg_command *find_command(const char *name)
