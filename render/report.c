@@ -23,14 +23,14 @@ static const char *dev_name(const cg_timeline *tl, uint32_t d)
 
 void cg_report_figure(cg_doc *d, const cg_chart_list *charts, const cg_timeline *tl, const char *kind, uint32_t dev)
 {
+	(void)tl;
 	if (!charts)
 		return;
-	char slug[128], name[200];
-	cg_chart_device_slug(dev_name(tl, dev), slug, sizeof slug);
-	snprintf(name, sizeof name, "%s.%s", kind, slug);
+	/* By kind and device: two devices may have names with one file-name
+	 * form, and each has files of its own (cg_chart_device_slugs). */
 	for (size_t i = 0; i < charts->n; i++) {
 		const cg_chart_file *f = &charts->items[i];
-		if (strcmp(f->name, name) != 0)
+		if (f->device != dev || !f->kind || strcmp(f->kind, kind) != 0)
 			continue;
 		if (f->skipped)
 			cg_doc_note(d, "%s: not drawn (%s).", f->title, f->skipped);
@@ -649,4 +649,14 @@ int cg_report_write(cg_outdir *od, const cg_analysis *a, const cg_chart_list *ch
 	int rc = cg_doc_save(d, od, "report", html, err);
 	cg_doc_free(d);
 	return rc;
+}
+
+bool cg_report_owns_name(const char *name)
+{
+	static const char *const own[] = {"summary.json", "report.md", "report.html", CG_OUTDIR_MANIFEST};
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		if (strcmp(name, own[i]) == 0)
+			return true;
+	size_t n = strlen(name);
+	return n >= 4 && (strcmp(name + n - 4, ".png") == 0 || strcmp(name + n - 4, ".svg") == 0);
 }

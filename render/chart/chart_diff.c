@@ -690,16 +690,17 @@ int cg_diff_charts_write(cg_outdir *od, const cg_diff_view *v, const cg_charts_o
 		o = &def;
 	/* Device names that differ only in characters a file name cannot
 	 * hold ("cuda:0", "cuda-0") must not share files. */
-	cg_strtab *used = cg_strtab_new(0);
+	size_t ndev = v->diff->ndevices;
+	const char **names = cg_calloc(ndev ? ndev : 1, sizeof *names);
+	for (size_t i = 0; i < ndev; i++)
+		names[i] = v->diff->devices[i].name;
+	char **slugs = cg_chart_device_slugs(names, ndev);
+	cg_free(names);
 	int rc = 0;
-	for (size_t i = 0; i < v->diff->ndevices && rc == 0; i++) {
+	for (size_t i = 0; i < ndev && rc == 0; i++) {
 		const cg_diff_device *dev = &v->diff->devices[i];
-		char safe[160], name[200], title[300];
-		cg_chart_device_slug(dev->name, safe, sizeof safe - 24);
-		cg_str id;
-		if (cg_strtab_find(used, safe, strlen(safe), &id) == 1)
-			snprintf(safe + strlen(safe), 24, "-%zu", i);
-		(void)cg_strtab_intern(used, safe, strlen(safe), &id);
+		const char *safe = slugs[i];
+		char name[CG_CHART_SLUG_MAX + 64], title[300];
 		snprintf(name, sizeof name, "diff_timeline.%s", safe);
 		snprintf(title, sizeof title, "Live memory of both runs on %s", dev->name);
 		rc = render(od, o, name, cg_chart_diff_timeline, v, i, err);
@@ -717,6 +718,6 @@ int cg_diff_charts_write(cg_outdir *od, const cg_diff_view *v, const cg_charts_o
 		if (rc == 0)
 			cg_chart_list_add(out, name, title, NULL);
 	}
-	cg_strtab_free(used);
+	cg_chart_slugs_free(slugs, ndev);
 	return rc;
 }

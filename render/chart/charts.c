@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pngqueue.h"
+#include "strtab.h"
 #include "xalloc.h"
 
 static const char *meta_value(const cg_timeline *tl, const char *key)
@@ -93,10 +94,17 @@ void cg_chart_run_name(const cg_timeline *tl, char *buf, size_t size)
 	}
 }
 
-void cg_chart_list_add(cg_chart_list *l, const char *name, const char *title, const char *skipped)
+void cg_chart_list_add_device(cg_chart_list *l, const char *kind, uint32_t device, const char *name,
+			      const char *title, const char *skipped)
 {
 	CG_GROW(l->items, l->cap, l->n + 1);
-	l->items[l->n++] = (cg_chart_file){cg_strdup(name), cg_strdup(title), skipped ? cg_strdup(skipped) : NULL};
+	l->items[l->n++] = (cg_chart_file){cg_strdup(name), cg_strdup(title), skipped ? cg_strdup(skipped) : NULL,
+					   kind, device};
+}
+
+void cg_chart_list_add(cg_chart_list *l, const char *name, const char *title, const char *skipped)
+{
+	cg_chart_list_add_device(l, NULL, CG_NONE, name, title, skipped);
 }
 
 void cg_charts_shutdown(void)
@@ -127,17 +135,95 @@ void cg_chart_device_slug(const char *s, char *buf, size_t size)
 	buf[k] = '\0';
 }
 
+/* Is s taken? The table's id 0 is always the empty string, so the empty
+ * slug is tracked beside it. */
+static bool taken(const cg_strtab *t, bool empty_taken, const char *s)
+{
+	cg_str id;
+	return *s ? cg_strtab_find(t, s, strlen(s), &id) == 1 : empty_taken;
+}
+
+static void take(cg_strtab *t, bool *empty_taken, const char *s)
+{
+	cg_str id;
+	if (!*s)
+		*empty_taken = true;
+	else
+		(void)cg_strtab_intern(t, s, strlen(s), &id); /* no limit: cannot fail */
+}
+
+char **cg_chart_device_slugs(const char *const *names, size_t n)
+{
+	char **slugs = cg_calloc(n ? n : 1, sizeof *slugs);
+	/* The next suffix to try per distinct slug (by its id in bases), so
+	 * that thousands of names with one slug cost linear time. */
+	cg_strtab *used = cg_strtab_new(0), *bases = cg_strtab_new(0);
+	uint32_t *next = NULL;
+	size_t next_cap = 0;
+	bool empty_used = false;
+	/* First the names that are their own slug keep it ("cuda-0" stays
+	 * cuda-0 beside "cuda:0"), then every device whose slug is free... */
+	for (size_t k = 0; k < 2 * n; k++) {
+		size_t i = k % n;
+		char base[CG_CHART_SLUG_MAX + 1];
+		cg_chart_device_slug(names[i], base, sizeof base);
+		if (slugs[i] || (k < n && strcmp(base, names[i]) != 0))
+			continue;
+		if (!taken(used, empty_used, base)) {
+			take(used, &empty_used, base);
+			slugs[i] = cg_strdup(base);
+		}
+	}
+	/* ...then the others get the first free "-N" after it. */
+	for (size_t i = 0; i < n; i++) {
+		if (slugs[i])
+			continue;
+		char base[CG_CHART_SLUG_MAX + 1], cand[CG_CHART_SLUG_MAX + 16];
+		cg_chart_device_slug(names[i], base, sizeof base);
+		cg_str b;
+		(void)cg_strtab_intern(bases, base, strlen(base), &b);
+		if ((size_t)b >= next_cap) {
+			size_t old = next_cap;
+			CG_GROW(next, next_cap, (size_t)b + 1);
+			memset(next + old, 0, (next_cap - old) * sizeof *next);
+		}
+		uint64_t k = next[b] < 2 ? 2 : next[b];
+		for (;; k++) {
+			snprintf(cand, sizeof cand, "%s-%" PRIu64, base, k);
+			if (!taken(used, empty_used, cand))
+				break;
+		}
+		next[b] = (uint32_t)(k + 1);
+		take(used, &empty_used, cand);
+		slugs[i] = cg_strdup(cand);
+	}
+	cg_free(next);
+	cg_strtab_free(bases);
+	cg_strtab_free(used);
+	return slugs;
+}
+
+void cg_chart_slugs_free(char **slugs, size_t n)
+{
+	for (size_t i = 0; slugs && i < n; i++)
+		cg_free(slugs[i]);
+	cg_free(slugs);
+}
+
 int cg_charts_render(cg_outdir *od, const cg_charts_options *o, struct cg_png_queue *q, const char *name,
 		     cg_chart_draw_fn draw, const void *ctx, cg_error *err)
 {
 	for (int f = 0; f < 2; f++) {
 		if ((f == 0 && !o->png) || (f == 1 && !o->svg))
 			continue;
-		char file[300];
+		char file[CG_CHART_SLUG_MAX + 96];
 		snprintf(file, sizeof file, "%s.%s", name, f == 0 ? "png" : "svg");
-		char *path = cg_outdir_path(od, file);
+		char *path;
+		int rc = cg_outdir_file(od, file, &path, err);
+		if (rc < 0)
+			return rc;
 		cg_chart c;
-		int rc = cg_chart_open(&c, path, f == 0 ? CG_CHART_PNG : CG_CHART_SVG, &o->size, err);
+		rc = cg_chart_open(&c, path, f == 0 ? CG_CHART_PNG : CG_CHART_SVG, &o->size, err);
 		cg_free(path);
 		if (rc < 0)
 			return rc;
@@ -213,16 +299,23 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 	snprintf(too_many, sizeof too_many, "charts are drawn for the %" PRIu32 " devices with the largest peaks, of %"
 		 PRIu32, o->max_devices, tl->ndevices);
 	/* PNGs are compressed by a worker while the next chart is drawn. */
+	/* Device names that differ only in characters a file name cannot
+	 * hold ("cuda:0", "cuda/0") must not share files. */
+	const char **names = cg_calloc(tl->ndevices ? tl->ndevices : 1, sizeof *names);
+	for (uint32_t d = 0; d < tl->ndevices; d++)
+		names[d] = cg_timeline_str(tl, tl->devices[d].name);
+	char **slugs = cg_chart_device_slugs(names, tl->ndevices);
+	cg_free(names);
 	cg_png_queue *q = cg_png_queue_new();
 	int rc = 0;
 	for (uint32_t d = 0; d < tl->ndevices && rc == 0; d++) {
 		const char *device = cg_timeline_str(tl, tl->devices[d].name);
-		char slug[128], name[160], title[400];
-		cg_chart_device_slug(device, slug, sizeof slug);
+		const char *slug = slugs[d];
+		char name[CG_CHART_SLUG_MAX + 64], title[400];
 		if (!charted[d] && tl->devices[d].mem_count) {
 			snprintf(name, sizeof name, "%s.%s", kinds[0].name, slug);
 			snprintf(title, sizeof title, "%s on %s", kinds[0].title, device);
-			cg_chart_list_add(out, name, title, too_many);
+			cg_chart_list_add_device(out, kinds[0].name, d, name, title, too_many);
 			continue;
 		}
 		bool empty = tl->devices[d].mem_count == 0;
@@ -238,15 +331,16 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 			snprintf(title, sizeof title, "%s on %s", kinds[k].title, device);
 			const char *skipped = kinds[k].skip(a, d);
 			if (skipped) {
-				cg_chart_list_add(out, name, title, skipped);
+				cg_chart_list_add_device(out, kinds[k].name, d, name, title, skipped);
 				continue;
 			}
 			device_chart dc = {kinds[k].draw, a, d, run};
 			rc = cg_charts_render(od, o, q, name, draw_device_chart, &dc, err);
 			if (rc == 0)
-				cg_chart_list_add(out, name, title, NULL);
+				cg_chart_list_add_device(out, kinds[k].name, d, name, title, NULL);
 		}
 	}
+	cg_chart_slugs_free(slugs, tl->ndevices);
 	cg_free(charted);
 	cg_error qerr = CG_ERROR_INIT;
 	int qrc = cg_png_queue_finish(q, &qerr);

@@ -34,6 +34,8 @@ typedef struct cg_chart_file {
 	char *name;
 	char *title;
 	char *skipped;
+	const char *kind; /* "timeline", ... (static), or NULL */
+	uint32_t device;  /* the device's index in the timeline, or CG_NONE */
 } cg_chart_file;
 
 typedef struct cg_chart_list {
@@ -53,12 +55,30 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 void cg_chart_list_free(cg_chart_list *l);
 /* Appends a chart to l: drawn (skipped NULL) or skipped with the reason. */
 void cg_chart_list_add(cg_chart_list *l, const char *name, const char *title, const char *skipped);
+/* The same for chart `kind` (a static string) of timeline device `device`:
+ * the report finds a device's charts by kind and device, never by name. */
+void cg_chart_list_add_device(cg_chart_list *l, const char *kind, uint32_t device, const char *name,
+			      const char *title, const char *skipped);
 
 /* Names the charts and the documents that show them share. */
 
 /* A device name as part of a file name: "cuda:0" -> "cuda-0". Charts of a
- * device are named "<kind>.<slug>" ("timeline.cuda-0"). */
+ * device are named "<kind>.<slug>" ("timeline.cuda-0"). Several names may
+ * give one slug: name files with cg_chart_device_slugs. */
 void cg_chart_device_slug(const char *device, char *buf, size_t size);
+
+/* The longest slug cg_chart_device_slugs makes before a suffix: file names
+ * stay far below NAME_MAX. */
+#define CG_CHART_SLUG_MAX 127
+
+/* One slug for each of n device names, all distinct, the same for the same
+ * names in the same order: the name's slug (at most CG_CHART_SLUG_MAX
+ * bytes), or when a device whose slug is its own name or an earlier device
+ * already holds it, the slug and "-N" with the smallest N >= 2 still free
+ * ("cuda:0", "cuda-0", "cuda/0" -> "cuda-0-2", "cuda-0", "cuda-0-3"). The array and its strings
+ * are the caller's: cg_chart_slugs_free. */
+char **cg_chart_device_slugs(const char *const *names, size_t n);
+void cg_chart_slugs_free(char **slugs, size_t n);
 
 /* "run <run_id> · <framework> · <model>" from the trace's metadata. */
 void cg_chart_run_subtitle(const cg_timeline *tl, char *buf, size_t size);

@@ -11,9 +11,12 @@ static int save_one(const cg_doc *d, cg_outdir *od, const char *stem, const char
 {
 	char name[64];
 	snprintf(name, sizeof name, "%s.%s", stem, ext);
-	char *path = cg_outdir_path(od, name);
+	char *path;
+	int rc = cg_outdir_file(od, name, &path, err);
+	if (rc < 0)
+		return rc;
 	cg_sink *s;
-	int rc = cg_sink_open(&s, path, 0, err);
+	rc = cg_sink_open(&s, path, 0, err);
 	cg_free(path);
 	if (rc < 0)
 		return rc;

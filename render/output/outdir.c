@@ -4,21 +4,42 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <ftw.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tmpguard.h"
 #include "xalloc.h"
 
+/* Temporary names are short and of fixed length whatever the target's
+ * name (a target may have NAME_MAX bytes): ".cgmem-tmp-" and 16 hex digits
+ * of a hash of the target's name tie the folder to its output for stale
+ * cleanup, then mkdtemp's six random characters. */
+#define TMP_PREFIX ".cgmem-tmp-"
+#define OLD_PREFIX ".cgmem-old-"
+#define TMP_NAME_CAP 40
+#define PREFIX_CAP 32 /* ".cgmem-tmp-" + 16 + "-" and a NUL: 29 */
+
 struct cg_outdir {
-	char *target;
-	char *tmp;
+	char *target;   /* as given */
+	char *base;     /* its last component, the name in parent_fd */
+	char *tmp;      /* parent/tmp_name, where files are written */
+	char tmp_name[TMP_NAME_CAP];
+	int parent_fd;  /* the folder holding target and tmp */
+	int lock_fd;    /* tmp itself, locked while this run owns it */
+	int guard;      /* tmpguard slot, or -1 */
 	char **files;
 	size_t nfiles, files_cap;
 };
+
+static void free_outdir(cg_outdir *od);
 
 static char *parent_of(const char *path)
 {
@@ -100,6 +121,121 @@ static bool written_by_cgmem(const char *dir, char *stranger, size_t size)
 	return ok;
 }
 
+/* FNV-1a over the target's name: the same output gets the same tag in
+ * every run, so a run finds the folders earlier runs left for it. */
+static uint64_t name_tag(const char *s)
+{
+	uint64_t h = 14695981039346656037u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* ".cgmem-tmp-<tag>-" (or -old-) for the output named base. */
+static void tag_prefix(char *buf, const char *kind, const char *base)
+{
+	snprintf(buf, PREFIX_CAP, "%s%016" PRIx64 "-", kind, name_tag(base));
+}
+
+/* Is the folder open as fd still the one called name? */
+static bool same_folder(int parent_fd, const char *name, int fd)
+{
+	struct stat a, b;
+	return fstat(fd, &a) == 0 && fstatat(parent_fd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+static int open_dir_at(int parent_fd, const char *name)
+{
+	return openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Removes what earlier runs on the same output left when they were killed:
+ * temporary folders whose lock nobody holds. A folder a live run writes is
+ * locked by it, as is an old report a run has moved aside; a folder whose
+ * lock cannot be taken (also: a file system without flock) is left alone.
+ * An old report moved aside by a run killed before it put the new one in
+ * place is put back. */
+static void remove_stale(int parent_fd, const char *base, const char *own)
+{
+	char tmp_pre[PREFIX_CAP], old_pre[PREFIX_CAP];
+	tag_prefix(tmp_pre, TMP_PREFIX, base);
+	tag_prefix(old_pre, OLD_PREFIX, base);
+	size_t plen = strlen(tmp_pre);
+	int fd = open_dir_at(parent_fd, ".");
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	/* Names first: the folder is not changed while it is being read. */
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if ((strncmp(e->d_name, tmp_pre, plen) == 0 || strncmp(e->d_name, old_pre, plen) == 0) &&
+		    strcmp(e->d_name, own) != 0) {
+			CG_GROW(names, cap, n + 1);
+			names[n++] = cg_strdup(e->d_name);
+		}
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++) {
+		int dfd = open_dir_at(parent_fd, names[i]);
+		if (dfd < 0)
+			continue;
+		struct stat st;
+		if (flock(dfd, LOCK_EX | LOCK_NB) == 0 && same_folder(parent_fd, names[i], dfd)) {
+			bool old = strncmp(names[i], old_pre, plen) == 0;
+			if (!old || fstatat(parent_fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+			    renameat(parent_fd, names[i], parent_fd, base) < 0)
+				cg_tmpguard_remove_at(parent_fd, names[i], dfd);
+		}
+		close(dfd);
+		cg_free(names[i]);
+	}
+	cg_free(names);
+}
+
+/* Makes the temporary folder and locks it. A stale cleanup of another run
+ * may lock (and remove) a folder between mkdtemp and our lock: then try
+ * another name. Returns the folder's descriptor, or -1 with errno set. */
+static int make_tmp(int parent_fd, const char *parent, const char *base, char *name, char **path)
+{
+	for (int attempt = 0; attempt < 100; attempt++) {
+		char pre[PREFIX_CAP];
+		tag_prefix(pre, TMP_PREFIX, base);
+		snprintf(name, TMP_NAME_CAP, "%sXXXXXX", pre);
+		char *tmp = cg_asprintf("%s/%s", parent, name);
+		if (!mkdtemp(tmp)) {
+			int e = errno;
+			cg_free(tmp);
+			errno = e;
+			return -1;
+		}
+		memcpy(name, tmp + strlen(tmp) - strlen(name), strlen(name) + 1);
+		int fd = open_dir_at(parent_fd, name);
+		if (fd < 0) {
+			int e = errno;
+			cg_free(tmp);
+			errno = e;
+			return -1;
+		}
+		/* Where flock is not supported the folder goes unlocked, and
+		 * others leave it alone, as they cannot lock it either. */
+		bool taken = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+		if (!taken && same_folder(parent_fd, name, fd)) {
+			*path = tmp;
+			return fd;
+		}
+		close(fd);
+		cg_free(tmp);
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
 int cg_outdir_begin(cg_outdir **out, const char *path, bool force, cg_error *err)
 {
 	*out = NULL;
@@ -122,42 +258,72 @@ int cg_outdir_begin(cg_outdir **out, const char *path, bool force, cg_error *err
 		return cg_error_set(err, CG_EIO, "%s: %s", path, strerror(errno));
 	}
 
-	char *parent = parent_of(path), *base = base_of(path);
-	char *tmp = cg_asprintf("%s/.%s.cgmem-tmp-XXXXXX", parent, base);
-	cg_free(base);
-	if (!mkdtemp(tmp)) {
-		int e = errno;
-		cg_error_set(err, CG_EIO, "%s: cannot create the output folder there: %s", parent,
-			     strerror(e));
+	cg_outdir *od = cg_calloc(1, sizeof *od);
+	od->target = cg_strdup(path);
+	od->base = base_of(path);
+	od->guard = -1;
+	od->lock_fd = -1;
+	char *parent = parent_of(path);
+	od->parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* A signal between mkdtemp and the guard would leave the folder:
+	 * it waits until the guard is in place. */
+	sigset_t sigs, old_mask;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, &old_mask);
+	if (od->parent_fd >= 0)
+		od->lock_fd = make_tmp(od->parent_fd, parent, od->base, od->tmp_name, &od->tmp);
+	if (od->lock_fd >= 0)
+		od->guard = cg_tmpguard_add(od->parent_fd, od->lock_fd, od->tmp_name);
+	int e = errno;
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	if (od->lock_fd < 0) {
+		cg_error_set(err, CG_EIO, "%s: cannot create the output folder there: %s", parent, strerror(e));
 		cg_free(parent);
-		cg_free(tmp);
+		free_outdir(od);
 		return CG_EIO;
 	}
 	cg_free(parent);
 	/* mkdtemp makes the folder private; a report folder is as any other. */
 	mode_t mask = umask(0);
 	umask(mask);
-	chmod(tmp, 0777 & ~mask);
-	cg_outdir *od = cg_calloc(1, sizeof *od);
-	od->target = cg_strdup(path);
-	od->tmp = tmp;
+	fchmod(od->lock_fd, 0777 & ~mask);
+	remove_stale(od->parent_fd, od->base, od->tmp_name);
 	*out = od;
+	return 0;
+}
+
+int cg_outdir_file(cg_outdir *od, const char *name, char **path, cg_error *err)
+{
+	*path = NULL;
+	bool taken = strcmp(name, CG_OUTDIR_MANIFEST) == 0;
+	for (size_t i = 0; i < od->nfiles && !taken; i++)
+		taken = strcmp(od->files[i], name) == 0;
+	if (taken)
+		return cg_error_set(err, CG_EUSAGE, "%s: two files of the report are both named '%s'", od->target, name);
+	CG_GROW(od->files, od->files_cap, od->nfiles + 1);
+	od->files[od->nfiles++] = cg_strdup(name);
+	*path = cg_asprintf("%s/%s", od->tmp, name);
 	return 0;
 }
 
 char *cg_outdir_path(cg_outdir *od, const char *name)
 {
-	for (size_t i = 0; i < od->nfiles; i++)
-		if (strcmp(od->files[i], name) == 0)
-			return cg_asprintf("%s/%s", od->tmp, name);
-	CG_GROW(od->files, od->files_cap, od->nfiles + 1);
-	od->files[od->nfiles++] = cg_strdup(name);
-	return cg_asprintf("%s/%s", od->tmp, name);
+	char *path;
+	cg_outdir_file(od, name, &path, NULL);
+	return path;
 }
 
 const char *cg_outdir_dir(const cg_outdir *od)
 {
 	return od->tmp;
+}
+
+void cg_outdir_catch_signals(void)
+{
+	cg_tmpguard_catch_signals();
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -174,10 +340,17 @@ int cg_remove_tree(const char *path)
 
 static void free_outdir(cg_outdir *od)
 {
+	/* The slot goes first: a signal must not find descriptors closed. */
+	cg_tmpguard_release(od->guard);
+	if (od->lock_fd >= 0)
+		close(od->lock_fd);
+	if (od->parent_fd >= 0)
+		close(od->parent_fd);
 	for (size_t i = 0; i < od->nfiles; i++)
 		cg_free(od->files[i]);
 	cg_free(od->files);
 	cg_free(od->target);
+	cg_free(od->base);
 	cg_free(od->tmp);
 	cg_free(od);
 }
@@ -186,7 +359,8 @@ void cg_outdir_abort(cg_outdir *od)
 {
 	if (!od)
 		return;
-	cg_remove_tree(od->tmp);
+	cg_tmpguard_hold(od->guard);
+	cg_tmpguard_remove_at(od->parent_fd, od->tmp_name, od->lock_fd);
 	free_outdir(od);
 }
 
@@ -207,6 +381,46 @@ static int write_manifest(cg_outdir *od, cg_error *err)
 	return rc;
 }
 
+/* No exchange on this file system: move the old report aside (locked, so
+ * that a stale cleanup puts it back if we are killed), then the new one in. */
+static int replace_by_moving_aside(cg_outdir *od)
+{
+	int pfd = od->parent_fd;
+	int old_fd = open_dir_at(pfd, od->base);
+	if (old_fd >= 0)
+		flock(old_fd, LOCK_EX | LOCK_NB);
+	char pre[PREFIX_CAP];
+	tag_prefix(pre, OLD_PREFIX, od->base);
+	char *parent = parent_of(od->target);
+	char *old = cg_asprintf("%s/%sXXXXXX", parent, pre);
+	cg_free(parent);
+	const char *old_name = old + strlen(old) - strlen(pre) - 6;
+	int rc = -1;
+	if (!mkdtemp(old)) {
+		/* errno says why */
+	} else if (renameat(pfd, od->base, pfd, old_name) < 0) {
+		int e = errno;
+		unlinkat(pfd, old_name, AT_REMOVEDIR);
+		errno = e;
+	} else if (renameat(pfd, od->tmp_name, pfd, od->base) < 0) {
+		int e = errno;
+		renameat(pfd, old_name, pfd, od->base);
+		errno = e;
+	} else {
+		if (old_fd >= 0)
+			cg_tmpguard_remove_at(pfd, old_name, old_fd);
+		else
+			cg_remove_tree(old);
+		rc = 0;
+	}
+	int e = errno;
+	if (old_fd >= 0)
+		close(old_fd);
+	cg_free(old);
+	errno = e;
+	return rc;
+}
+
 int cg_outdir_commit(cg_outdir *od, cg_error *err)
 {
 	int rc = write_manifest(od, err);
@@ -214,46 +428,38 @@ int cg_outdir_commit(cg_outdir *od, cg_error *err)
 		cg_outdir_abort(od);
 		return rc;
 	}
+	/* From here a signal waits until the folder is in place. */
+	cg_tmpguard_hold(od->guard);
+	int pfd = od->parent_fd;
 	struct stat st;
-	bool exists = lstat(od->target, &st) == 0;
-	if (!exists) {
-		if (rename(od->tmp, od->target) < 0) {
-			rc = cg_error_set(err, CG_EIO, "%s: cannot move the report into place: %s",
-					  od->target, strerror(errno));
+	if (fstatat(pfd, od->base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (renameat(pfd, od->tmp_name, pfd, od->base) == 0) {
+			free_outdir(od);
+			return 0;
+		}
+		/* A run beside us put its report there first: replace it. */
+		if (errno != EEXIST && errno != ENOTEMPTY) {
+			rc = cg_error_set(err, CG_EIO, "%s: cannot move the report into place: %s", od->target,
+					  strerror(errno));
 			cg_outdir_abort(od);
 			return rc;
 		}
-		free_outdir(od);
-		return 0;
 	}
 	/* Swap atomically; the old report ends up in the temporary name. */
-	if (renameat2(AT_FDCWD, od->tmp, AT_FDCWD, od->target, RENAME_EXCHANGE) < 0) {
-		if (errno != EINVAL && errno != ENOSYS)
-			goto failed;
-		/* No exchange on this file system: move the old one aside first. */
-		char *old = cg_asprintf("%s.cgmem-old-XXXXXX", od->tmp);
-		if (!mkdtemp(old) || rename(od->target, old) < 0) {
-			rmdir(old);
-			cg_free(old);
-			goto failed;
+	if (renameat2(pfd, od->tmp_name, pfd, od->base, RENAME_EXCHANGE) < 0) {
+		if ((errno == EINVAL || errno == ENOSYS) && replace_by_moving_aside(od) == 0) {
+			free_outdir(od);
+			return 0;
 		}
-		if (rename(od->tmp, od->target) < 0) {
-			int e = errno;
-			rename(old, od->target);
-			cg_free(old);
-			errno = e;
-			goto failed;
-		}
-		cg_remove_tree(old);
-		cg_free(old);
-		free_outdir(od);
-		return 0;
+		rc = cg_error_set(err, CG_EIO, "%s: cannot replace the old report: %s", od->target, strerror(errno));
+		cg_outdir_abort(od);
+		return rc;
 	}
-	cg_remove_tree(od->tmp);
+	int old_fd = open_dir_at(pfd, od->tmp_name);
+	if (old_fd >= 0) {
+		cg_tmpguard_remove_at(pfd, od->tmp_name, old_fd);
+		close(old_fd);
+	}
 	free_outdir(od);
 	return 0;
-failed:
-	rc = cg_error_set(err, CG_EIO, "%s: cannot replace the old report: %s", od->target, strerror(errno));
-	cg_outdir_abort(od);
-	return rc;
 }

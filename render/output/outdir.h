@@ -6,12 +6,21 @@
  *
  *     cg_outdir *od;
  *     if (cg_outdir_begin(&od, "out", false, &err) < 0) ...;
- *     char *p = cg_outdir_path(od, "summary.json");   // write the file at p
+ *     char *p;
+ *     if (cg_outdir_file(od, "summary.json", &p, &err) < 0) ...;  // write the file at p
  *     ...
  *     if (failed) cg_outdir_abort(od); else rc = cg_outdir_commit(od, &err);
  *
  * A target holding files cgmem did not write is refused unless force is
- * set; a target that is a symbolic link or a file is always refused. */
+ * set; a target that is a symbolic link or a file is always refused.
+ *
+ * The temporary folder is ".cgmem-tmp-<tag>-XXXXXX" in the target's parent
+ * (34 bytes whatever the target's name; the tag is a hash of the target's
+ * name), locked with flock for as long as its run owns it. begin removes
+ * the temporary folders of the same target that no live run holds (left by
+ * a run that was killed), and the folder of this run is removed on every
+ * exit the process controls: abort, exit() (out of memory) and, in a
+ * program that called cg_outdir_catch_signals, SIGINT, SIGTERM and SIGHUP. */
 #ifndef CG_OUTDIR_H
 #define CG_OUTDIR_H
 
@@ -25,8 +34,12 @@ typedef struct cg_outdir cg_outdir;
 #define CG_OUTDIR_MANIFEST ".cgmem-manifest"
 
 int cg_outdir_begin(cg_outdir **out, const char *path, bool force, cg_error *err);
-/* Path of file `name` inside the temporary folder (caller frees); the name
- * is recorded in the manifest. */
+/* *path: file `name` inside the temporary folder (caller frees); the name
+ * is recorded in the manifest. A name already handed out (or the
+ * manifest's) is refused: CG_EUSAGE naming it, *path NULL, since two
+ * outputs would overwrite each other. */
+int cg_outdir_file(cg_outdir *od, const char *name, char **path, cg_error *err);
+/* cg_outdir_file without the message: the path, or NULL when refused. */
 char *cg_outdir_path(cg_outdir *od, const char *name);
 /* The temporary folder files are written into (borrowed). */
 const char *cg_outdir_dir(const cg_outdir *od);
@@ -34,6 +47,11 @@ const char *cg_outdir_dir(const cg_outdir *od);
 int cg_outdir_commit(cg_outdir *od, cg_error *err);
 /* Removes the temporary folder; frees od. NULL is a no-op. */
 void cg_outdir_abort(cg_outdir *od);
+
+/* For programs: removes the temporary folders on SIGINT, SIGTERM and
+ * SIGHUP before ending by the signal, and ignores SIGXFSZ so that a file
+ * over the size limit is a write error (EFBIG) that aborts the folder. */
+void cg_outdir_catch_signals(void);
 
 /* Removes a folder and everything in it, without following symbolic links. */
 int cg_remove_tree(const char *path);

@@ -1,4 +1,5 @@
 /* cgmem report: a trace in, a report folder out. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,8 +103,10 @@ static int chart_options(const cg_command *cmd, const cg_args *args, cg_charts_o
 /* Writes every output file into the temporary folder. */
 static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_options *ro, cg_error *err)
 {
-	char *path = cg_outdir_path(od, "summary.json");
-	int rc = cg_summary_json_save(path, a, err);
+	char *path;
+	int rc = cg_outdir_file(od, "summary.json", &path, err);
+	if (rc == 0)
+		rc = cg_summary_json_save(path, a, err);
 	cg_free(path);
 	cg_chart_list charts = {0};
 	if (rc == 0)
@@ -112,8 +115,9 @@ static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_optio
 		rc = cg_report_write(od, a, &charts, ro->html, err);
 	cg_chart_list_free(&charts);
 	if (rc == 0 && ro->trace_name) {
-		path = cg_outdir_path(od, ro->trace_name);
-		rc = cg_chrome_trace_save(path, a, &ro->chrome, err);
+		rc = cg_outdir_file(od, ro->trace_name, &path, err);
+		if (rc == 0)
+			rc = cg_chrome_trace_save(path, a, &ro->chrome, err);
 		cg_free(path);
 	}
 	return rc;
@@ -145,6 +149,9 @@ static int trace_option(const cg_command *cmd, const cg_args *args, const char *
 	if (strchr(name, '/') || !json || name[0] == '.')
 		return cg_usage_error(cmd, "--trace: '%s' must be a file name ending in .json or .json.gz, "
 				      "written inside the report folder", cg_args_get(cmd, args, "trace"));
+	if (cg_report_owns_name(name))
+		return cg_usage_error(cmd, "--trace: '%s' is the name of a file the report writes itself; "
+				      "choose another name", cg_args_get(cmd, args, "trace"));
 	ro->trace_name = name;
 	return 0;
 }
@@ -213,6 +220,16 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 		status = cg_error_exit_status(rc);
 	} else if (!in.quiet) {
 		print_figures(a, dir);
+		/* As summary and check: lines that cannot be written are an
+		 * error, though the folder, already in place, stays. */
+		errno = 0;
+		bool flushed = fflush(stdout) == 0;
+		int e = errno;
+		if (!flushed || ferror(stdout)) {
+			fprintf(stderr, "cgmem report: cannot write to standard output%s%s (the report in %s is complete)\n",
+				e ? ": " : "", e ? strerror(e) : "", dir);
+			status = CG_EXIT_INPUT;
+		}
 	}
 	cg_analysis_free(a);
 	cg_timeline_free(tl);
@@ -231,12 +248,14 @@ const cg_command cg_cmd_report = {
 	"Bad lines (events) are reported with their number and skipped; a trace cut\n"
 	"off mid-record (a crashed run) is analysed up to the cut.\n"
 	"Charts, per device: timeline, breakdown, icicle, top_allocations, fragmentation,\n"
-	"segments (snapshots) and lifetimes, as NAME.DEVICE.png and .svg; a chart that\n"
-	"does not apply to the trace is left out and report.md says why. --width and\n"
-	"--height set the layout (SVG and PNG alike); --scale only multiplies the PNG's\n"
-	"pixels.\n"
+	"segments (snapshots) and lifetimes, as NAME.DEVICE.png and .svg (devices whose\n"
+	"names give one file name get -2, -3, ...); a chart that does not apply to the\n"
+	"trace is left out and report.md says why. --width and --height set the layout\n"
+	"(SVG and PNG alike); --scale only multiplies the PNG's pixels.\n"
 	"The folder is written completely or not at all: an earlier report in DIR is\n"
-	"replaced only once the new one is complete.\n",
+	"replaced only once the new one is complete. The temporary folder beside it\n"
+	"(.cgmem-tmp-*) is removed on errors, out of memory, SIGINT, SIGTERM and SIGHUP;\n"
+	"one left by a killed run is removed by the next run on DIR.\n",
 	report_opts,
 	run_report,
 };

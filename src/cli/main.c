@@ -6,6 +6,7 @@
 #include "args.h"
 #include "charts.h"
 #include "commands.h"
+#include "outdir.h"
 
 static const cg_command *const commands[] = {
 	&cg_cmd_report,
@@ -28,8 +29,8 @@ static void main_help(FILE *out)
 	fprintf(out, "  %-10s %s\n", "help", "show the options of a command: cgmem help report");
 	fprintf(out, "\noptions:\n  -h, --help     show this help\n  -V, --version  show the version\n"
 		     "\nexample:\n  cgmem report run.jsonl -o out/\n"
-		     "\nexit status: 0 success; 1 bad input or a file that cannot be read or written;\n"
-		     "2 wrong usage; 3 cgmem check found a limit exceeded.\n");
+		     "\nexit status: 0 success; 1 bad input or a file (standard output too) that cannot\n"
+		     "be read or written; 2 wrong usage; 3 cgmem check found a limit exceeded.\n");
 }
 
 static const cg_command *find_command(const char *name)
@@ -99,6 +100,8 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* A report's temporary folder goes with the process, whatever ends it. */
+	cg_outdir_catch_signals();
 	int status = run(argc, argv);
 	cg_charts_shutdown();
 	return status;

@@ -148,6 +148,88 @@ static void a_read_only_parent_is_a_clear_error(void **state)
 	free(err);
 }
 
+/* --trace may not take a name the report gives a file of its own: the
+ * Chrome trace would replace it. A usage error, before anything is read. */
+static void a_trace_named_like_the_reports_own_files_is_refused(void **state)
+{
+	char *dir = strdup(tu_path("own"));
+	char inside[700];
+	snprintf(inside, sizeof inside, "%s/summary.json", dir); /* the folder's own path, as --trace takes it */
+	const char *const names[] = {"summary.json", inside};
+	for (size_t i = 0; i < 2; i++) {
+		char *err;
+		char opt[800];
+		snprintf(opt, sizeof opt, "--trace=%s", names[i]);
+		assert_int_equal(tu_run(NULL, &err, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", dir, opt, NULL),
+				 2);
+		char expected[1000];
+		snprintf(expected, sizeof expected,
+			 "cgmem report: --trace: '%s' is the name of a file the report writes itself; choose another "
+			 "name\nTry 'cgmem help report'.\n",
+			 names[i]);
+		assert_string_equal(err, expected);
+		free(err);
+	}
+	assert_false(tu_exists(dir));
+	/* another .json name is the trace's */
+	assert_int_equal(report(dir, "--trace=summary2.json", NULL), 0);
+	char p[600];
+	snprintf(p, sizeof p, "%s/summary.json", dir);
+	char *s = tu_read(p, NULL);
+	assert_non_null(strstr(s, "cgmem/summary/1"));
+	free(s);
+	snprintf(p, sizeof p, "%s/summary2.json", dir);
+	s = tu_read(p, NULL);
+	assert_non_null(strstr(s, "traceEvents"));
+	free(s);
+	free(dir);
+}
+
+/* As summary and check: lines that cannot be written are exit 1, with a
+ * message; the report folder, already complete, stays. */
+static void a_full_standard_output_is_exit_1_and_the_report_stays(void **state)
+{
+	const char *dir = tu_path("full");
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "exec '%s' report '%s' -o '%s' >/dev/full 2>'%s'", CGMEM_BIN,
+		 tu_sample("mlp_adam.jsonl"), dir, tu_path("full.err"));
+	int status = system(cmd);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1);
+	char *err = tu_read(tu_path("full.err"), NULL);
+	char expected[800];
+	snprintf(expected, sizeof expected,
+		 "cgmem report: cannot write to standard output: No space left on device (the report in %s is "
+		 "complete)\n",
+		 dir);
+	assert_string_equal(err, expected);
+	free(err);
+	char p[600];
+	snprintf(p, sizeof p, "%s/summary.json", dir);
+	assert_true(tu_exists(p));
+	snprintf(p, sizeof p, "%s/report.html", dir);
+	assert_true(tu_exists(p));
+}
+
+/* A folder name of NAME_MAX bytes is legal: written, then replaced. */
+static void an_output_name_of_255_bytes_works(void **state)
+{
+	char name[256];
+	memset(name, 'r', 255);
+	name[255] = '\0';
+	char *dir = strdup(tu_path(name));
+	char *err;
+	assert_int_equal(report(dir, NULL, &err), 0);
+	assert_string_equal(err, "");
+	free(err);
+	assert_int_equal(report(dir, NULL, &err), 0);
+	free(err);
+	char p[900];
+	snprintf(p, sizeof p, "%s/report.md", dir);
+	assert_true(tu_exists(p));
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +240,9 @@ int main(void)
 		cmocka_unit_test(a_missing_parent_is_a_clear_error),
 		cmocka_unit_test(a_failure_half_way_leaves_the_old_report_intact),
 		cmocka_unit_test(a_read_only_parent_is_a_clear_error),
+		cmocka_unit_test(a_trace_named_like_the_reports_own_files_is_refused),
+		cmocka_unit_test(a_full_standard_output_is_exit_1_and_the_report_stays),
+		cmocka_unit_test(an_output_name_of_255_bytes_works),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

@@ -191,8 +191,9 @@ static void what_was_live_at_the_peak_adds_up_to_the_peak(void **state)
 static void drawn_charts_are_figures_and_skipped_ones_say_why(void **state)
 {
 	cg_chart_list charts = {0};
-	cg_chart_list_add(&charts, "timeline.cpu", "Live memory on cpu", NULL);
-	cg_chart_list_add(&charts, "breakdown.cpu", "Breakdown at the peak on cpu", "no categories in this trace");
+	cg_chart_list_add_device(&charts, "timeline", 0, "timeline.cpu", "Live memory on cpu", NULL);
+	cg_chart_list_add_device(&charts, "breakdown", 0, "breakdown.cpu", "Breakdown at the peak on cpu",
+				 "no categories in this trace");
 	cg_analysis *a;
 	cg_timeline *tl = step_run();
 	cg_doc *d = build(tl, &a, &charts);

@@ -199,6 +199,65 @@ static void names_that_are_not_utf8_are_drawn_with_replacement_characters(void *
 	cg_timeline_free(tl);
 }
 
+/* Slugs are distinct, whatever the names: a name that is its own slug
+ * keeps it, the others take the first free -N in order, also when a
+ * literal name already looks like a suffixed one; long names are cut at
+ * CG_CHART_SLUG_MAX bytes first. Worked by hand. */
+static void device_slugs_are_distinct_and_deterministic(void **state)
+{
+	char a[201], b[201], a127[CG_CHART_SLUG_MAX + 1];
+	memset(a, 'A', 150);
+	memset(a + 150, 'x', 50);
+	a[200] = '\0';
+	memcpy(b, a, 201);
+	memset(b + 150, 'y', 50);
+	memset(a127, 'A', CG_CHART_SLUG_MAX);
+	a127[CG_CHART_SLUG_MAX] = '\0';
+	const char *names[] = {"cuda:0", "cuda-0", "cuda/0", "cuda-0-2", "cuda 0", a, b, "", "cpu"};
+	size_t n = sizeof names / sizeof names[0];
+	char **slugs = cg_chart_device_slugs(names, n);
+	char a127_2[CG_CHART_SLUG_MAX + 3];
+	snprintf(a127_2, sizeof a127_2, "%s-2", a127);
+	const char *expected[] = {"cuda-0-3", "cuda-0", "cuda-0-4", "cuda-0-2", "cuda-0-5", a127, a127_2, "", "cpu"};
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(slugs[i], expected[i]);
+	/* the same names give the same slugs */
+	char **again = cg_chart_device_slugs(names, n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(again[i], slugs[i]);
+	cg_chart_slugs_free(again, n);
+	cg_chart_slugs_free(slugs, n);
+	cg_chart_slugs_free(cg_chart_device_slugs(NULL, 0), 0);
+}
+
+/* 20,000 distinct names of one slug ("d" and four punctuation marks):
+ * numbered in order, each from where the last stopped. */
+static void many_names_of_one_slug_are_numbered_in_order(void **state)
+{
+	enum { N = 20000 };
+	static const char marks[] = "!#$%&()*+,;<=>?";
+	char **names = malloc(N * sizeof *names);
+	for (int i = 0; i < N; i++) {
+		names[i] = malloc(6);
+		int v = i;
+		names[i][0] = 'd';
+		for (int k = 1; k <= 4; k++, v /= 15)
+			names[i][k] = marks[v % 15];
+		names[i][5] = '\0';
+	}
+	char **slugs = cg_chart_device_slugs((const char *const *)names, N);
+	assert_string_equal(slugs[0], "d----");
+	for (int i = 1; i < N; i++) {
+		char want[32];
+		snprintf(want, sizeof want, "d-----%d", i + 1);
+		assert_string_equal(slugs[i], want);
+	}
+	cg_chart_slugs_free(slugs, N);
+	for (int i = 0; i < N; i++)
+		free(names[i]);
+	free(names);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +265,8 @@ int main(void)
 		cmocka_unit_test(charts_come_in_the_size_and_formats_asked_for_and_the_same_bytes_twice),
 		cmocka_unit_test(only_the_devices_with_the_largest_peaks_get_charts),
 		cmocka_unit_test(names_that_are_not_utf8_are_drawn_with_replacement_characters),
+		cmocka_unit_test(device_slugs_are_distinct_and_deterministic),
+		cmocka_unit_test(many_names_of_one_slug_are_numbered_in_order),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

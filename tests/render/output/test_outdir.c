@@ -7,12 +7,16 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "outdir.h"
+#include "xalloc.h"
 
 /* Entries of dir but . and .. (0 when it cannot be read). */
 static size_t entries(const char *dir)
@@ -100,8 +104,10 @@ static void a_new_folder_gets_the_files_and_a_manifest(void **state)
 	 * final rename stays on one file system */
 	const char *tmp = cg_outdir_dir(od);
 	char prefix[600];
-	snprintf(prefix, sizeof prefix, "%s/.new.cgmem-tmp-", tu_tmpdir());
+	snprintf(prefix, sizeof prefix, "%s/.cgmem-tmp-", tu_tmpdir());
 	assert_int_equal(strncmp(tmp, prefix, strlen(prefix)), 0);
+	/* ".cgmem-tmp-", 16 hex digits of the target's tag, "-", 6 random */
+	assert_int_equal(strlen(tmp) - strlen(tu_tmpdir()) - 1, 34);
 	struct stat st;
 	assert_int_equal(stat(tmp, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
@@ -140,17 +146,27 @@ static void the_folder_gets_the_usual_permissions(void **state)
 	umask(old);
 }
 
-static void a_name_asked_for_twice_is_listed_once(void **state)
+/* Two outputs of one name would overwrite each other: the second is
+ * refused, and so is the manifest's name. */
+static void a_name_asked_for_twice_is_refused(void **state)
 {
 	const char *dir = tu_path("twice");
 	cg_outdir *od;
 	assert_int_equal(cg_outdir_begin(&od, dir, false, NULL), 0);
 	char *a = cg_outdir_path(od, "chart.png");
-	char *b = cg_outdir_path(od, "chart.png");
-	assert_string_equal(a, b);
+	assert_non_null(a);
+	assert_null(cg_outdir_path(od, "chart.png"));
+	cg_error err = CG_ERROR_INIT;
+	char *b = (char *)"not NULL";
+	assert_int_equal(cg_outdir_file(od, "chart.png", &b, &err), CG_EUSAGE);
+	assert_null(b);
+	char expected[700];
+	snprintf(expected, sizeof expected, "%s: two files of the report are both named 'chart.png'", dir);
+	assert_string_equal(err.msg, expected);
+	assert_int_equal(cg_outdir_file(od, CG_OUTDIR_MANIFEST, &b, &err), CG_EUSAGE);
+	assert_null(b);
 	put(a, "png");
 	free(a);
-	free(b);
 	/* a name asked for but never written is listed too: it is cgmem's */
 	free(cg_outdir_path(od, "never.svg"));
 	assert_int_equal(cg_outdir_commit(od, NULL), 0);
@@ -415,6 +431,254 @@ static void remove_tree_removes_everything_but_what_links_point_to(void **state)
 	assert_false(tu_exists(lone));
 }
 
+/* Names of entries of dir that start with prefix, counted. */
+static size_t entries_starting(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+/* The first entry of dir starting with prefix, copied into buf. */
+static bool entry_starting(const char *dir, const char *prefix, char *buf, size_t size)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	bool found = false;
+	struct dirent *e;
+	while (!found && (e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+			snprintf(buf, size, "%.63s", e->d_name);
+			found = true;
+		}
+	closedir(d);
+	return found;
+}
+
+/* A name of NAME_MAX bytes is a legal folder name: its temporary folder's
+ * name does not grow with it. */
+static void a_target_name_of_255_bytes_is_written_and_replaced(void **state)
+{
+	char name[256];
+	memset(name, 'n', 255);
+	name[255] = '\0';
+	char *dir = strdup(tu_path(name));
+	make_report(dir, (const char *const[]){"summary.json", NULL}, "first");
+	assert_text(dir, "summary.json", "first");
+	make_report(dir, (const char *const[]){"summary.json", NULL}, "second");
+	assert_text(dir, "summary.json", "second");
+	assert_int_equal(entries(tu_tmpdir()), 1);
+	free(dir);
+}
+
+/* What a run killed while writing leaves: its temporary folder, with a
+ * file in it (a child that begins and is killed). */
+static void killed_run(const char *dir)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		cg_outdir *od;
+		if (cg_outdir_begin(&od, dir, false, NULL) < 0)
+			_exit(1);
+		put_in(od, "summary.json", "half");
+		kill(getpid(), SIGKILL);
+		_exit(2);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+}
+
+static void stale_folders_of_the_same_output_are_removed(void **state)
+{
+	char *dir = strdup(tu_path("out")), *other = strdup(tu_path("other"));
+	make_report(dir, (const char *const[]){"summary.json", NULL}, "old");
+	/* each run removes what the one killed before it left */
+	for (int i = 0; i < 3; i++) {
+		killed_run(dir);
+		assert_int_equal(entries_starting(tu_tmpdir(), ".cgmem-tmp-"), 1);
+	}
+	killed_run(other);
+	assert_int_equal(entries_starting(tu_tmpdir(), ".cgmem-tmp-"), 2);
+	assert_text(dir, "summary.json", "old");
+	cg_outdir *od;
+	assert_int_equal(cg_outdir_begin(&od, dir, false, NULL), 0);
+	/* begin removed out's; other's is not out's to remove: other's and
+	 * this run's own are left */
+	assert_int_equal(entries_starting(tu_tmpdir(), ".cgmem-tmp-"), 2);
+	cg_outdir_abort(od);
+	assert_int_equal(entries_starting(tu_tmpdir(), ".cgmem-tmp-"), 1);
+	assert_text(dir, "summary.json", "old");
+	assert_int_equal(cg_outdir_begin(&od, other, false, NULL), 0);
+	cg_outdir_abort(od);
+	assert_int_equal(entries_starting(tu_tmpdir(), ".cgmem-tmp-"), 0);
+	free(dir);
+	free(other);
+}
+
+/* A folder being written is locked by its run: a second run on the same
+ * output (here in the same process, as the lock is per open file) leaves
+ * it alone, and both commit. */
+static void a_live_runs_folder_is_left_alone(void **state)
+{
+	const char *dir = tu_path("live");
+	cg_outdir *a, *b;
+	assert_int_equal(cg_outdir_begin(&a, dir, false, NULL), 0);
+	put_in(a, "a.txt", "a");
+	assert_int_equal(cg_outdir_begin(&b, dir, false, NULL), 0);
+	assert_true(tu_exists(cg_outdir_dir(a)));
+	put_in(b, "b.txt", "b");
+	assert_int_equal(cg_outdir_commit(a, NULL), 0);
+	assert_int_equal(cg_outdir_commit(b, NULL), 0);
+	assert_text(dir, "b.txt", "b");
+	assert_false(tu_exists(tu_path("live/a.txt")));
+	assert_int_equal(entries(tu_tmpdir()), 1);
+}
+
+/* A run on a file system without an atomic exchange moves the old report
+ * aside (locked) before it moves the new one in; killed between the two,
+ * it leaves the old report aside and no target: the next run puts the old
+ * report back before anything else. */
+static void an_old_report_left_aside_is_put_back(void **state)
+{
+	char *dir = strdup(tu_path("aside"));
+	make_report(dir, (const char *const[]){"summary.json", NULL}, "old");
+	killed_run(dir);
+	char tmp[64], old[64];
+	assert_true(entry_starting(tu_tmpdir(), ".cgmem-tmp-", tmp, sizeof tmp));
+	/* the old report, aside under the name such a run gives it */
+	snprintf(old, sizeof old, ".cgmem-old-%s", tmp + strlen(".cgmem-tmp-"));
+	char from[700], to[700];
+	snprintf(to, sizeof to, "%s/%s", tu_tmpdir(), old);
+	assert_int_equal(rename(dir, to), 0);
+	snprintf(from, sizeof from, "%s/%s", tu_tmpdir(), tmp);
+	cg_outdir *od;
+	assert_int_equal(cg_outdir_begin(&od, dir, false, NULL), 0);
+	assert_text(dir, "summary.json", "old");
+	cg_outdir_abort(od);
+	assert_text(dir, "summary.json", "old");
+	assert_false(tu_exists(from));
+	assert_false(tu_exists(to));
+	assert_int_equal(entries(tu_tmpdir()), 1);
+	free(dir);
+}
+
+/* Runs body in a child process that caught the signals as cgmem does, and
+ * returns its wait status. */
+static int in_child(void (*body)(const char *dir), const char *dir)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		cg_outdir_catch_signals();
+		body(dir);
+		_exit(0);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+static int signal_to_send;
+
+static void begin_then_signal(const char *dir)
+{
+	cg_outdir *od;
+	if (cg_outdir_begin(&od, dir, false, NULL) < 0)
+		_exit(1);
+	put_in(od, "summary.json", "half");
+	raise(signal_to_send);
+	_exit(2);
+}
+
+static void *write_files(void *arg)
+{
+	const char *tmp = arg;
+	for (unsigned i = 0;; i++) {
+		char p[700];
+		snprintf(p, sizeof p, "%s/f%u.png", tmp, i % 1000);
+		FILE *f = fopen(p, "w");
+		if (f) {
+			fputs("pixels", f);
+			fclose(f);
+		}
+	}
+	return NULL;
+}
+
+/* As charts do: a worker thread writes files into the folder while the
+ * signal comes. */
+static void begin_then_signal_while_a_thread_writes(const char *dir)
+{
+	cg_outdir *od;
+	if (cg_outdir_begin(&od, dir, false, NULL) < 0)
+		_exit(1);
+	pthread_t t;
+	pthread_create(&t, NULL, write_files, (void *)cg_outdir_dir(od));
+	struct timespec ts = {0, 20 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	raise(signal_to_send);
+	_exit(2);
+}
+
+static void signals_remove_the_folder_and_end_the_process_by_the_signal(void **state)
+{
+	const char *dir = tu_path("sig");
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (int threaded = 0; threaded < 2; threaded++)
+		for (size_t k = 0; k < 3; k++) {
+			make_report(dir, (const char *const[]){"summary.json", NULL}, "old");
+			signal_to_send = sigs[k];
+			int status = in_child(threaded ? begin_then_signal_while_a_thread_writes : begin_then_signal, dir);
+			assert_true(WIFSIGNALED(status));
+			assert_int_equal(WTERMSIG(status), sigs[k]);
+			assert_text(dir, "summary.json", "old");
+			/* only the old report is left */
+			assert_int_equal(entries(tu_tmpdir()), 1);
+		}
+}
+
+static void *failing_malloc(size_t n)
+{
+	(void)n;
+	return NULL;
+}
+
+static void begin_then_run_out_of_memory(const char *dir)
+{
+	cg_outdir *od;
+	if (cg_outdir_begin(&od, dir, false, NULL) < 0)
+		_exit(3);
+	put_in(od, "summary.json", "half");
+	cg_set_allocator(&(cg_allocator){failing_malloc, realloc, free});
+	cg_malloc(100); /* exits through cgmem's out-of-memory path */
+	_exit(2);
+}
+
+static void running_out_of_memory_removes_the_folder(void **state)
+{
+	const char *dir = tu_path("oom");
+	make_report(dir, (const char *const[]){"summary.json", NULL}, "old");
+	int status = in_child(begin_then_run_out_of_memory, dir);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1);
+	assert_text(dir, "summary.json", "old");
+	assert_int_equal(entries(tu_tmpdir()), 1);
+}
+
 /* Each test starts in a fresh temporary folder, so counts of its entries
  * say what was left behind. */
 static int teardown(void **state)
@@ -428,7 +692,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(a_new_folder_gets_the_files_and_a_manifest, teardown),
 		cmocka_unit_test_teardown(the_folder_gets_the_usual_permissions, teardown),
-		cmocka_unit_test_teardown(a_name_asked_for_twice_is_listed_once, teardown),
+		cmocka_unit_test_teardown(a_name_asked_for_twice_is_refused, teardown),
 		cmocka_unit_test_teardown(an_earlier_report_is_replaced_as_a_whole, teardown),
 		cmocka_unit_test_teardown(abort_leaves_the_old_report_intact, teardown),
 		cmocka_unit_test_teardown(a_failed_commit_leaves_the_old_report_intact, teardown),
@@ -441,6 +705,12 @@ int main(void)
 		cmocka_unit_test_teardown(relative_names_and_trailing_slashes, teardown),
 		cmocka_unit_test_teardown(a_read_only_parent_is_a_clear_error, teardown),
 		cmocka_unit_test_teardown(remove_tree_removes_everything_but_what_links_point_to, teardown),
+		cmocka_unit_test_teardown(a_target_name_of_255_bytes_is_written_and_replaced, teardown),
+		cmocka_unit_test_teardown(stale_folders_of_the_same_output_are_removed, teardown),
+		cmocka_unit_test_teardown(a_live_runs_folder_is_left_alone, teardown),
+		cmocka_unit_test_teardown(an_old_report_left_aside_is_put_back, teardown),
+		cmocka_unit_test_teardown(signals_remove_the_folder_and_end_the_process_by_the_signal, teardown),
+		cmocka_unit_test_teardown(running_out_of_memory_removes_the_folder, teardown),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
