@@ -200,6 +200,44 @@ static void a_generated_trace_reads_the_same_on_several_threads(void **state)
 	free(t);
 }
 
+/* A UTF-8 byte-order mark before the first line changes nothing but the
+ * file's size, on one thread or several, over small blocks or large, with
+ * either parser. */
+static void a_byte_order_mark_changes_nothing_on_several_threads(void **state)
+{
+	size_t n;
+	char *text = tu_read(tu_sample("mlp_adam.jsonl"), &n);
+	char *marked = malloc(n + 3);
+	memcpy(marked, "\xef\xbb\xbf", 3);
+	memcpy(marked + 3, text, n);
+	const char *plain = tu_write("plain.jsonl", text, n);
+	const char *bom = tu_write("bom.jsonl", marked, n + 3);
+	free(text);
+	free(marked);
+	for (int cjson = 0; cjson < 2; cjson++) {
+		cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
+		o.cjson_only = cjson;
+		for (size_t block = 4096; block <= ((size_t)4 << 20); block *= 1024) {
+			assert_int_equal(both_ways(bom, o, block), 0);
+			for (unsigned threads = 1; threads <= 3; threads += 2) {
+				cg_timeline *a = NULL, *b = NULL;
+				cg_error err = CG_ERROR_INIT;
+				o.threads = threads;
+				assert_int_equal(direct(&a, plain, &o, block, &err), 0);
+				assert_int_equal(direct(&b, bom, &o, block, &err), 0);
+				assert_int_equal(b->source.records[CG_KIND_META], 1);
+				assert_int_equal(b->source.bad_lines, 0);
+				assert_int_equal(b->source.file_bytes, a->source.file_bytes + 3);
+				b->source.file_bytes = a->source.file_bytes;
+				b->source.data_bytes = a->source.data_bytes;
+				same_timeline(a, b);
+				cg_timeline_free(a);
+				cg_timeline_free(b);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +246,7 @@ int main(void)
 		cmocka_unit_test(strict_mode_stops_at_the_same_line_on_several_threads),
 		cmocka_unit_test(a_string_limit_stops_at_the_same_line_on_several_threads),
 		cmocka_unit_test(a_generated_trace_reads_the_same_on_several_threads),
+		cmocka_unit_test(a_byte_order_mark_changes_nothing_on_several_threads),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
