@@ -4,8 +4,37 @@
  * case asserts the exact message and the exit status. */
 #include "runutil.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#define META "{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\"}\n"
+#define ROOT "{\"kind\":\"span_start\",\"id\":\"s\",\"name\":\"root\",\"start_ns\":0,\"span_kind\":\"function\"}\n"
+#define MEMF "{\"kind\":\"memory\",\"timestamp_ns\":%d,\"tensor_id\":\"t%d\",\"span_id\":\"s\",\"device\":\"cpu\"," \
+	     "\"bytes\":%d,\"action\":\"alloc\",\"dtype\":\"f32\"}\n"
+
+/* Runs cgmem with args; asserts the exit status and that stderr is exactly expect_err. */
+static void run_expect(int status, const char *expect_err, const char *stdin_path, const char *a1, const char *a2)
+{
+	char *so, *se;
+	int rc = tu_run(&so, &se, stdin_path, a1, a2, NULL);
+	if (rc != status || (expect_err && strcmp(se, expect_err) != 0))
+		fail_msg("exit %d (expected %d)\nstderr:   %s\nexpected: %s", rc, status, se, expect_err ? expect_err : "");
+	free(so);
+	free(se);
+}
+
+/* A 1 KiB line of 1,023 'x' (not JSON) and its newline. */
+static void garbage_lines(FILE *f, size_t n)
+{
+	char line[1024];
+	memset(line, 'x', sizeof line - 1);
+	line[sizeof line - 1] = '\n';
+	for (size_t i = 0; i < n; i++)
+		fwrite(line, 1, sizeof line, f);
+}
 
 /* summary.json of `cgmem summary --json ARGS... FILE`, asserted valid. */
 static cJSON *summary_json(const char *trace, const char *threads, const char *parser)
@@ -58,10 +87,129 @@ static void a_byte_order_mark_before_a_jsonl_trace_changes_nothing(void **state)
 	}
 }
 
+/* --- endless input ----------------------------------------------------------- */
+
+static void dev_zero_is_given_up_after_64_mib_as_a_character_device(void **state)
+{
+	/* One line that never ends: skipped block by block, and given up once
+	 * 64 MiB are behind it without a record. */
+	run_expect(1, "cgmem summary: /dev/zero: no record could be read in the first 64 MiB of this character "
+		      "device (1 bad line), so cgmem gives up; first bad line: /dev/zero:1: line is longer than "
+		      "the limit of 67108864 bytes (--max-line-bytes)\n", NULL, "summary", "/dev/zero");
+	run_expect(1, "cgmem summary: <stdin>: no record could be read in the first 64 MiB of this character "
+		      "device (1 bad line), so cgmem gives up; first bad line: <stdin>:1: line is longer than "
+		      "the limit of 67108864 bytes (--max-line-bytes)\n", "/dev/zero", "summary", "-");
+}
+
+static void a_file_of_65_mib_of_garbage_is_given_up_at_64_mib(void **state)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s", tu_path("garbage.txt"));
+	FILE *f = fopen(path, "wb");
+	garbage_lines(f, 65 * 1024);
+	fclose(f);
+	/* Lines 1 to 65,536 fill the first 64 MiB exactly; line 65,537 is not read. */
+	char expect[2048];
+	snprintf(expect, sizeof expect, "cgmem summary: %s: no record could be read in the first 64 MiB (65536 bad "
+		 "lines), so cgmem gives up; first bad line: %s:1: not valid JSON (error near column 1)\n", path, path);
+	run_expect(1, expect, NULL, "summary", path);
+	unlink(path);
+}
+
+static void an_endless_pipe_of_garbage_is_given_up_at_64_mib(void **state)
+{
+	char fifo[600];
+	snprintf(fifo, sizeof fifo, "%s", tu_path("endless.fifo"));
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	int report[2];
+	assert_int_equal(pipe(report), 0);
+	pid_t writer = fork();
+	assert_true(writer >= 0);
+	if (writer == 0) {
+		/* Writes 1 KiB garbage lines until the reader goes away, then
+		 * says how many it wrote. */
+		signal(SIGPIPE, SIG_IGN);
+		FILE *f = fopen(fifo, "wb");
+		unsigned long long lines = 0;
+		char line[1024];
+		memset(line, 'x', sizeof line - 1);
+		line[sizeof line - 1] = '\n';
+		while (f && fwrite(line, 1, sizeof line, f) == sizeof line && fflush(f) == 0)
+			lines++;
+		if (write(report[1], &lines, sizeof lines) != (ssize_t)sizeof lines)
+			_exit(1);
+		_exit(0);
+	}
+	close(report[1]);
+	char expect[2048];
+	snprintf(expect, sizeof expect, "cgmem summary: %s: no record could be read in the first 64 MiB (65536 bad "
+		 "lines), so cgmem gives up; first bad line: %s:1: not valid JSON (error near column 1)\n", fifo, fifo);
+	run_expect(1, expect, NULL, "summary", fifo);
+	unsigned long long written = 0;
+	assert_int_equal(read(report[0], &written, sizeof written), (ssize_t)sizeof written);
+	close(report[0]);
+	int st;
+	assert_int_equal(waitpid(writer, &st, 0), writer);
+	/* 64 MiB read, and at most what the reader's buffers and the pipe
+	 * held beyond them (one 4 MiB block per parse thread and a ring of them). */
+	assert_true(written >= 65536);
+	assert_true(written < 65536 + 80 * 1024);
+	unlink(fifo);
+}
+
+static void a_long_trace_with_bad_lines_is_read_to_its_end(void **state)
+{
+	/* A record first, then 65 MiB of bad lines between records, a record
+	 * last: nothing is given up, every line is read. */
+	char path[600];
+	snprintf(path, sizeof path, "%s", tu_path("long.jsonl"));
+	FILE *f = fopen(path, "wb");
+	fputs(META ROOT, f);
+	for (int i = 0; i < 65; i++) {
+		fprintf(f, MEMF, i, i, 1);
+		garbage_lines(f, 1024);
+	}
+	fprintf(f, MEMF, 99, 99, 1000);
+	fclose(f);
+	char *so, *se;
+	int rc = tu_run(&so, &se, NULL, "summary", "--json", path, NULL);
+	if (rc != 0)
+		fail_msg("exit %d; stderr: %s", rc, se);
+	cJSON *j = cJSON_Parse(so);
+	assert_non_null(j);
+	assert_int_equal(tu_json_u64(j, "source", "bad_lines", NULL), 65 * 1024);
+	assert_int_equal(tu_json_u64(j, "source", "records", "memory", NULL), 66);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "peak", "bytes", NULL), 65 + 1000);
+	cJSON_Delete(j);
+	free(so);
+	free(se);
+
+	/* 63 MiB of garbage first: the records after it are still found. */
+	f = fopen(path, "wb");
+	garbage_lines(f, 63 * 1024);
+	fputs(META ROOT, f);
+	fprintf(f, MEMF, 1, 1, 8);
+	fclose(f);
+	rc = tu_run(&so, &se, NULL, "summary", "--json", path, NULL);
+	if (rc != 0)
+		fail_msg("exit %d; stderr: %s", rc, se);
+	j = cJSON_Parse(so);
+	assert_int_equal(tu_json_u64(j, "source", "bad_lines", NULL), 63 * 1024);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "peak", "bytes", NULL), 8);
+	cJSON_Delete(j);
+	free(so);
+	free(se);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_byte_order_mark_before_a_jsonl_trace_changes_nothing),
+		cmocka_unit_test(dev_zero_is_given_up_after_64_mib_as_a_character_device),
+		cmocka_unit_test(a_file_of_65_mib_of_garbage_is_given_up_at_64_mib),
+		cmocka_unit_test(an_endless_pipe_of_garbage_is_given_up_at_64_mib),
+		cmocka_unit_test(a_long_trace_with_bad_lines_is_read_to_its_end),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

@@ -6,6 +6,7 @@
 #include "ingestutil.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "jsonl_ingest.h"
 #include "tl_same.h"
@@ -238,6 +239,49 @@ static void a_byte_order_mark_changes_nothing_on_several_threads(void **state)
 	}
 }
 
+/* lines lines of 1,023 'x' and a newline (1 KiB each, all bad), then one
+ * memory record. */
+static const char *garbage_then_a_record(const char *name, size_t lines)
+{
+	const char *p = tu_path(name);
+	FILE *f = fopen(p, "wb");
+	char line[1024];
+	memset(line, 'x', sizeof line - 1);
+	line[sizeof line - 1] = '\n';
+	for (size_t i = 0; i < lines; i++)
+		fwrite(line, 1, sizeof line, f);
+	fputs("{\"kind\":\"memory\",\"timestamp_ns\":1,\"tensor_id\":\"a\",\"span_id\":\"s\",\"device\":\"cpu\","
+	      "\"bytes\":8,\"action\":\"alloc\",\"dtype\":\"f32\"}\n", f);
+	fclose(f);
+	return p;
+}
+
+/* Reading gives up at the first line that starts 64 MiB or more into the
+ * data while no record has been read: at the same line on one thread or
+ * several, whatever the blocks. */
+static void giving_up_on_garbage_is_decided_at_the_same_line_on_several_threads(void **state)
+{
+	cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
+	/* 65,535 lines of 1 KiB: the record starts 1 KiB before the 64 MiB. */
+	char path[600];
+	snprintf(path, sizeof path, "%s", garbage_then_a_record("before.jsonl", 65535));
+	assert_int_equal(both_ways(path, o, (size_t)1 << 20), 0);
+	assert_int_equal(both_ways(path, o, 65536 + 512), 0);
+	unlink(path);
+	/* 65,536 lines: the record starts at 64 MiB, one line too late. */
+	snprintf(path, sizeof path, "%s", garbage_then_a_record("at.jsonl", 65536));
+	assert_int_equal(both_ways(path, o, (size_t)1 << 20), CG_EINPUT);
+	assert_int_equal(both_ways(path, o, 65536 + 512), CG_EINPUT);
+	cg_timeline *tl = NULL;
+	cg_error err = CG_ERROR_INIT;
+	assert_int_equal(cg_ingest(&tl, path, &o, &err), CG_EINPUT);
+	char expect[2048];
+	snprintf(expect, sizeof expect, "%s: no record could be read in the first 64 MiB (65536 bad lines), so cgmem "
+		 "gives up; first bad line: %s:1: not valid JSON (error near column 1)", path, path);
+	assert_string_equal(err.msg, expect);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +291,7 @@ int main(void)
 		cmocka_unit_test(a_string_limit_stops_at_the_same_line_on_several_threads),
 		cmocka_unit_test(a_generated_trace_reads_the_same_on_several_threads),
 		cmocka_unit_test(a_byte_order_mark_changes_nothing_on_several_threads),
+		cmocka_unit_test(giving_up_on_garbage_is_decided_at_the_same_line_on_several_threads),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

@@ -54,20 +54,33 @@ static void read_blocks(cg_reader *r, blocks *out)
 {
 	memset(out, 0, sizeof *out);
 	cg_block b;
+	uint64_t offset = 0;   /* where the next line starts */
+	bool skipping = false; /* an overlong line goes on */
 	while ((out->rc = cg_reader_next(r, &b, &out->err)) > 0) {
 		assert_false(out->unterminated); /* nothing after the last line */
-		assert_int_equal(b.first_line, out->lines + 1);
+		assert_int_equal(b.offset, offset);
 		out->nblocks++;
 		if (b.overlong) {
 			assert_int_equal(b.len, 0);
-			assert_int_equal(b.nlines, 1);
-			assert_true(out->noverlong < 8);
-			out->overlong_line[out->noverlong] = b.first_line;
-			out->overlong_bytes[out->noverlong++] = b.overlong_bytes;
-			out->lines++;
+			/* A line skipped over several blocks: the same line, its bytes so far. */
+			assert_int_equal(b.overlong_more, skipping);
+			assert_int_equal(b.first_line, skipping ? out->lines : out->lines + 1);
+			assert_int_equal(b.nlines, skipping ? 0 : 1);
+			if (!skipping) {
+				assert_true(out->noverlong < 8);
+				out->overlong_line[out->noverlong++] = b.first_line;
+			}
+			out->overlong_bytes[out->noverlong - 1] = b.overlong_bytes;
+			out->lines += b.nlines;
+			skipping = b.overlong_open;
+			if (!skipping)
+				offset += b.overlong_bytes;
 			cg_reader_release(r, &b);
 			continue;
 		}
+		assert_false(skipping);
+		assert_int_equal(b.first_line, out->lines + 1);
+		offset += b.len;
 		assert_true(b.len > 0);
 		uint64_t nl = newlines(b.data, b.len);
 		if (b.ends_without_newline) {
