@@ -491,6 +491,7 @@ int64_t cg_reader_read(cg_reader *r, char *buf, size_t n, cg_error *err)
 const char *cg_reader_name(const cg_reader *r) { return r->name; }
 bool cg_reader_is_gzip(const cg_reader *r) { return r->gzip; }
 bool cg_reader_is_device(const cg_reader *r) { return r->device; }
+size_t cg_reader_max_line_bytes(const cg_reader *r) { return r->max_line; }
 bool cg_reader_gzip_truncated(const cg_reader *r) { return r->gzip_truncated; }
 uint64_t cg_reader_file_size(const cg_reader *r) { return r->file_size; }
 uint64_t cg_reader_bytes_in(const cg_reader *r) { return r->bytes_in; }

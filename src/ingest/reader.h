@@ -82,6 +82,7 @@ int64_t cg_reader_read(cg_reader *r, char *buf, size_t n, cg_error *err);
 const char *cg_reader_name(const cg_reader *r); /* the path, or "<stdin>" */
 bool cg_reader_is_gzip(const cg_reader *r);
 bool cg_reader_is_device(const cg_reader *r); /* a character device, such as /dev/zero */
+size_t cg_reader_max_line_bytes(const cg_reader *r); /* the limit it was opened with */
 /* True when a gzip stream ended before its end marker (the file was cut short). */
 bool cg_reader_gzip_truncated(const cg_reader *r);
 uint64_t cg_reader_file_size(const cg_reader *r); /* 0 when not known */

@@ -202,6 +202,43 @@ static void a_long_trace_with_bad_lines_is_read_to_its_end(void **state)
 	unlink(path);
 }
 
+/* --- a Chrome trace on one line whose first value is long ---------------------- */
+
+static void a_one_line_chrome_trace_with_a_long_unknown_first_key_is_read(void **state)
+{
+	/* json.dumps(d) of {"harness": "aaa...", "traceEvents": [...]}: the
+	 * first key, unknown, holds 300 KiB or 3 MiB, past the 256 KiB that
+	 * format detection looked at first. One allocation of 500 bytes. */
+	static const char events[] =
+		"\", \"traceEvents\": [{\"ph\": \"X\", \"name\": \"op\", \"ts\": 0, \"dur\": 100, \"pid\": 1, \"tid\": 1}, "
+		"{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, "
+		"\"ts\": 10, \"args\": {\"Device Type\": 1, \"Device Id\": 0, \"Addr\": 222, \"Bytes\": 500, "
+		"\"Total Allocated\": 500, \"Total Reserved\": 4096}}]}";
+	static const size_t sizes[] = {(size_t)300 << 10, (size_t)3 << 20};
+	for (int i = 0; i < 2; i++) {
+		size_t n = sizes[i];
+		char *t = malloc(n + sizeof events + 16);
+		size_t k = (size_t)sprintf(t, "{\"harness\": \"");
+		memset(t + k, 'a', n);
+		memcpy(t + k + n, events, sizeof events);
+		char path[600];
+		snprintf(path, sizeof path, "%s", tu_write("long.json", t, k + n + sizeof events - 1));
+		free(t);
+		char *so, *se;
+		int rc = tu_run(&so, &se, NULL, "summary", "--json", path, NULL);
+		if (rc != 0)
+			fail_msg("%zu bytes: exit %d; stderr: %s", n, rc, se);
+		cJSON *j = cJSON_Parse(so);
+		assert_non_null(j);
+		assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "source"), "format")->valuestring,
+				    "Chrome trace (PyTorch profiler)");
+		assert_int_equal(tu_json_u64(j, "devices", "0", "peak", "bytes", NULL), 500);
+		cJSON_Delete(j);
+		free(so);
+		free(se);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +247,7 @@ int main(void)
 		cmocka_unit_test(a_file_of_65_mib_of_garbage_is_given_up_at_64_mib),
 		cmocka_unit_test(an_endless_pipe_of_garbage_is_given_up_at_64_mib),
 		cmocka_unit_test(a_long_trace_with_bad_lines_is_read_to_its_end),
+		cmocka_unit_test(a_one_line_chrome_trace_with_a_long_unknown_first_key_is_read),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
