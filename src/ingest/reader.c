@@ -27,6 +27,8 @@ struct cg_reader {
 
 	bool gzip;
 	bool gzip_truncated;
+	bool trailing; /* bytes after the last member that are not another one */
+	uint64_t trailing_at;
 	bool stream_open; /* inside a gzip member */
 	bool z_ready;	  /* inflateInit2 succeeded */
 	z_stream z;
@@ -213,8 +215,13 @@ static int64_t inflate_some(cg_reader *r, char *dst, size_t n, cg_error *err)
 			continue;
 		}
 		if (!r->stream_open) {
-			/* After a member: another gzip member, or trailing bytes. */
-			if (r->in[r->in_pos] != 0x1f) {
+			/* After a member: another gzip member, or trailing bytes
+			 * (padding, or something appended), which are ignored. */
+			bool magic = r->in[r->in_pos] == 0x1f &&
+				     (r->in_pos + 1 == r->in_len ? !r->eof_in : r->in[r->in_pos + 1] == 0x8b);
+			if (!magic) {
+				r->trailing = true;
+				r->trailing_at = r->bytes_in - (r->in_len - r->in_pos);
 				r->done = true;
 				break;
 			}
@@ -493,6 +500,12 @@ bool cg_reader_is_gzip(const cg_reader *r) { return r->gzip; }
 bool cg_reader_is_device(const cg_reader *r) { return r->device; }
 size_t cg_reader_max_line_bytes(const cg_reader *r) { return r->max_line; }
 bool cg_reader_gzip_truncated(const cg_reader *r) { return r->gzip_truncated; }
+
+bool cg_reader_gzip_trailing(const cg_reader *r, uint64_t *offset)
+{
+	*offset = r->trailing_at;
+	return r->trailing;
+}
 uint64_t cg_reader_file_size(const cg_reader *r) { return r->file_size; }
 uint64_t cg_reader_bytes_in(const cg_reader *r) { return r->bytes_in; }
 uint64_t cg_reader_bytes_out(const cg_reader *r) { return r->bytes_out; }

@@ -85,6 +85,9 @@ bool cg_reader_is_device(const cg_reader *r); /* a character device, such as /de
 size_t cg_reader_max_line_bytes(const cg_reader *r); /* the limit it was opened with */
 /* True when a gzip stream ended before its end marker (the file was cut short). */
 bool cg_reader_gzip_truncated(const cg_reader *r);
+/* True when bytes follow the last gzip member that are not another member
+ * (they are not read); *offset is where they start in the file. */
+bool cg_reader_gzip_trailing(const cg_reader *r, uint64_t *offset);
 uint64_t cg_reader_file_size(const cg_reader *r); /* 0 when not known */
 uint64_t cg_reader_bytes_in(const cg_reader *r);  /* read from the file so far */
 uint64_t cg_reader_bytes_out(const cg_reader *r); /* after decompression */

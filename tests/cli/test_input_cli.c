@@ -239,6 +239,121 @@ static void a_one_line_chrome_trace_with_a_long_unknown_first_key_is_read(void *
 	}
 }
 
+/* --- formats cgmem does not read, named by their magic bytes ---------------- */
+
+/* `cgmem summary FILE` on bytes: exit 1 and exactly "cgmem summary: FILE: why". */
+static void refused(const char *name, const void *data, size_t n, const char *why)
+{
+	char path[600], expect[1200];
+	snprintf(path, sizeof path, "%s", tu_write(name, data, n));
+	snprintf(expect, sizeof expect, "cgmem summary: %s: %s\n", path, why);
+	run_expect(1, expect, NULL, "summary", path);
+}
+
+/* text as UTF-16 in the byte order asked, with a byte-order mark or not. */
+static size_t utf16(const char *text, bool big_endian, bool mark, unsigned char *out)
+{
+	size_t k = 0;
+	if (mark) {
+		out[k++] = big_endian ? 0xfe : 0xff;
+		out[k++] = big_endian ? 0xff : 0xfe;
+	}
+	for (const char *c = text; *c; c++) {
+		out[k++] = big_endian ? 0 : (unsigned char)*c;
+		out[k++] = big_endian ? (unsigned char)*c : 0;
+	}
+	return k;
+}
+
+static void compressed_and_utf16_files_are_named_by_their_magic_bytes(void **state)
+{
+	/* The magic numbers of the formats' specifications, then anything. */
+	refused("t.zst", "\x28\xb5\x2f\xfd\x24\x00\x01\x00", 8, "this is zstd-compressed: cgmem reads plain or gzip");
+	refused("t.bz2", "BZh91AY&SY\x01\x02", 12, "this is bzip2-compressed: cgmem reads plain or gzip");
+	refused("t.xz", "\xfd" "7zXZ\0\0\x04\xe6\xd6\xb4\x46", 12, "this is xz-compressed: cgmem reads plain or gzip");
+
+	/* A gzip file compressed again. */
+	const char *inner = tu_write_gz("inner.gz", META ROOT, (size_t)-1);
+	size_t n;
+	char *gz = tu_read(inner, &n);
+	char twice[600];
+	snprintf(twice, sizeof twice, "%s", tu_write_gz("twice.gz", gz, n));
+	free(gz);
+	char expect[1400];
+	snprintf(expect, sizeof expect, "cgmem summary: %s: this is gzip-compressed twice (a gzip file inside the gzip "
+		 "file): cgmem reads plain or gzip, one layer deep\n", twice);
+	run_expect(1, expect, NULL, "summary", twice);
+
+	/* A JSONL trace saved as UTF-16, both byte orders, with and without a mark. */
+	unsigned char u[512];
+	refused("le.jsonl", u, utf16(META, false, true, u),
+		"this is UTF-16 (little-endian, with a byte-order mark): cgmem reads UTF-8");
+	refused("be.jsonl", u, utf16(META, true, true, u),
+		"this is UTF-16 (big-endian, with a byte-order mark): cgmem reads UTF-8");
+	refused("le0.jsonl", u, utf16(META, false, false, u),
+		"this is UTF-16 (little-endian, without a byte-order mark): cgmem reads UTF-8");
+	refused("be0.jsonl", u, utf16(" " META, true, false, u),
+		"this is UTF-16 (big-endian, without a byte-order mark): cgmem reads UTF-8");
+}
+
+static void bytes_after_the_last_gzip_member_are_a_warning_with_their_offset(void **state)
+{
+	const char *one = tu_write_gz("one.gz", META ROOT, (size_t)-1);
+	size_t n;
+	char *member = tu_read(one, &n);
+	/* Two members, then 5 bytes that are not a third one. */
+	char *t = malloc(2 * n + 5);
+	memcpy(t, member, n);
+	memcpy(t + n, member, n);
+	memcpy(t + 2 * n, "junk\n", 5);
+	char path[600];
+	snprintf(path, sizeof path, "%s", tu_write("tail.gz", t, 2 * n + 5));
+	char expect[1400];
+	snprintf(expect, sizeof expect, "%s:3: warning: another meta record (the first is at line 1); its run metadata "
+		 "is ignored\n%s: warning: byte offset %zu: the last 5 bytes, after the last gzip member, are not gzip "
+		 "data (ignored)\n", path, path, 2 * n);
+	char *so, *se;
+	assert_int_equal(tu_run(&so, &se, NULL, "summary", path, NULL), 0);
+	assert_string_equal(se, expect);
+	free(so);
+	free(se);
+	/* Zeros a tape or a disk image pads with: the same. */
+	memset(t + 2 * n, 0, 5);
+	snprintf(path, sizeof path, "%s", tu_write("pad.gz", t, 2 * n + 5));
+	snprintf(expect, sizeof expect, "%s:3: warning: another meta record (the first is at line 1); its run metadata "
+		 "is ignored\n%s: warning: byte offset %zu: the last 5 bytes, after the last gzip member, are not gzip "
+		 "data (ignored)\n", path, path, 2 * n);
+	assert_int_equal(tu_run(&so, &se, NULL, "summary", path, NULL), 0);
+	assert_string_equal(se, expect);
+	free(so);
+	free(se);
+	/* Two members and nothing after them: no warning of it. */
+	snprintf(path, sizeof path, "%s", tu_write("two.gz", t, 2 * n));
+	assert_int_equal(tu_run(&so, &se, NULL, "summary", path, NULL), 0);
+	assert_null(strstr(se, "gzip"));
+	free(so);
+	free(se);
+	free(t);
+	free(member);
+}
+
+static void no_record_at_all_gives_the_first_bad_lines_reason(void **state)
+{
+	char path[600], expect[1400];
+	snprintf(path, sizeof path, "%s", tu_write("bad.jsonl", "{\"kind\":\"memory\",\"bytes\":-1}\nnot json\n", (size_t)-1));
+	snprintf(expect, sizeof expect, "cgmem summary: %s: no record could be read (2 lines, 2 bad); first bad line: "
+		 "%s:1: missing required field \"timestamp_ns\"\n", path, path);
+	run_expect(1, expect, NULL, "summary", path);
+}
+
+static void trace_events_that_are_not_an_array_say_so(void **state)
+{
+	refused("obj.json", "{\"traceEvents\": {}}", 19,
+		"byte offset 16: \"traceEvents\" is not an array (it is an object): a Chrome trace's events are a JSON array");
+	refused("num.json", "{\"schemaVersion\": 1,\n \"traceEvents\": 12}", 40,
+		"byte offset 37: \"traceEvents\" is not an array (it is a number): a Chrome trace's events are a JSON array");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +363,10 @@ int main(void)
 		cmocka_unit_test(an_endless_pipe_of_garbage_is_given_up_at_64_mib),
 		cmocka_unit_test(a_long_trace_with_bad_lines_is_read_to_its_end),
 		cmocka_unit_test(a_one_line_chrome_trace_with_a_long_unknown_first_key_is_read),
+		cmocka_unit_test(compressed_and_utf16_files_are_named_by_their_magic_bytes),
+		cmocka_unit_test(bytes_after_the_last_gzip_member_are_a_warning_with_their_offset),
+		cmocka_unit_test(no_record_at_all_gives_the_first_bad_lines_reason),
+		cmocka_unit_test(trace_events_that_are_not_an_array_say_so),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
