@@ -268,6 +268,18 @@ static void add_key(cg_chrome_stream *s, char *name, const captured *v)
 	k->value_bytes = v->bytes;
 }
 
+/* What kind of JSON value starts with c, for messages. */
+static const char *json_type(int c)
+{
+	switch (c) {
+	case '{': return "it is an object";
+	case '"': return "it is a string";
+	case 't': case 'f': return "it is true or false";
+	case 'n': return "it is null";
+	default: return c == '-' || (c >= '0' && c <= '9') ? "it is a number" : "it is not JSON";
+	}
+}
+
 /* A member of the top-level object: its key, then the events array or a
  * value to keep. Returns 0 (state updated) or a negative code. */
 static int member(cg_chrome_stream *s, cg_error *err)
@@ -312,7 +324,13 @@ static int member(cg_chrome_stream *s, cg_error *err)
 		cg_free(name);
 		return 0;
 	}
-	if (c == '[' && strcmp(name, "traceEvents") == 0) {
+	if (strcmp(name, "traceEvents") == 0) {
+		if (c != '[') {
+			rc = cg_error_set(err, CG_EINPUT, "%s: byte offset %llu: \"traceEvents\" is not an array (%s): "
+					  "a Chrome trace's events are a JSON array", cg_reader_name(s->r),
+					  (unsigned long long)(s->base + s->pos), json_type(c));
+			goto fail;
+		}
 		s->pos++;
 		s->has_events = true;
 		s->state = ST_EV_ELEM;

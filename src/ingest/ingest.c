@@ -1,5 +1,8 @@
 #include "ingest.h"
 
+#include <inttypes.h>
+
+#include "diag.h"
 #include "format.h"
 #include "jsonl_ingest.h"
 #include "kineto.h"
@@ -30,6 +33,16 @@ static int ingest_reader(cg_timeline **out, cg_reader *r, const char *path, cons
 		rc = cg_memtimeline_ingest(out, r, path, o, err);
 	else if (rc == 0)
 		rc = cg_jsonl_ingest(out, r, path, o, err);
+	uint64_t at;
+	if (rc == 0 && cg_reader_gzip_trailing(r, &at)) {
+		uint64_t size = cg_reader_file_size(r);
+		if (size > at)
+			cg_diag_add(*out, CG_DIAG_WARNING, 0, "byte offset %" PRIu64 ": the last %" PRIu64
+				    " bytes, after the last gzip member, are not gzip data (ignored)", at, size - at);
+		else
+			cg_diag_add(*out, CG_DIAG_WARNING, 0, "byte offset %" PRIu64 ": the bytes after the last "
+				    "gzip member are not gzip data (ignored)", at);
+	}
 	cg_reader_close(r);
 	return rc;
 }

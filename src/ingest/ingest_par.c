@@ -96,6 +96,7 @@ static void parse_slot(worker *w, slot *s)
 	cg_jsonl_ctx ctx = *pl->ctx;
 	ctx.tl = s->shard;
 	ctx.parser = w->parser;
+	ctx.give_up_bytes = 0; /* the result's to decide, in file order */
 	cg_error err = CG_ERROR_INIT;
 	if (cg_jsonl_block_add(&ctx, &s->block, &err) < 0)
 		s->replay = true; /* the error is read again in file order */
@@ -125,7 +126,12 @@ static void *worker_main(void *arg)
 
 static int merge_slot(cg_jsonl_ctx *ctx, slot *s, cg_error *err)
 {
-	if (!s->replay && cg_timeline_mergeable(ctx->tl, s->shard)) {
+	/* A block that reaches the give-up offset while the result has no
+	 * record yet is read again, which tells at which line to give up. */
+	const cg_block *b = &s->block;
+	bool reaches = ctx->give_up_bytes && b->offset + b->len >= ctx->give_up_bytes &&
+		       cg_jsonl_no_record_yet(ctx->tl);
+	if (!s->replay && !reaches && cg_timeline_mergeable(ctx->tl, s->shard)) {
 		cg_timeline_merge(ctx->tl, s->shard);
 		return 0;
 	}

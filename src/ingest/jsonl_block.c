@@ -92,19 +92,65 @@ static int parse_line(cg_jsonl_ctx *in, const char *line, size_t len, uint64_t l
 	return cg_error_set(err, rc, "%s:%" PRIu64 ": %s", in->name, lineno, msg);
 }
 
+bool cg_jsonl_no_record_yet(const cg_timeline *tl)
+{
+	for (int k = 0; k < CG_KIND_COUNT; k++)
+		if (tl->source.records[k])
+			return false;
+	return true;
+}
+
+int cg_jsonl_no_record(const cg_jsonl_ctx *in, bool within, cg_error *err)
+{
+	const cg_source *src = &in->tl->source;
+	char first[600] = "";
+	/* The first bad line says why; without one, the first line-level warning (an unknown kind). */
+	const cg_diag *d = NULL;
+	for (size_t i = 0; i < src->ndiags && !d; i++)
+		if (src->diags[i].kind == CG_DIAG_BAD_LINE)
+			d = &src->diags[i];
+	for (size_t i = 0; i < src->ndiags && !d; i++)
+		if (src->diags[i].line)
+			d = &src->diags[i];
+	if (d)
+		snprintf(first, sizeof first, "; first %s line: %s:%" PRIu64 ": %s",
+			 d->kind == CG_DIAG_BAD_LINE ? "bad" : "skipped", in->name, d->line, d->msg);
+	if (within)
+		return cg_error_set(err, CG_EINPUT, "%s: no record could be read in the first %" PRIu64
+				    " MiB%s (%" PRIu64 " bad line%s), so cgmem gives up%s", in->name,
+				    in->give_up_bytes >> 20, in->device ? " of this character device" : "",
+				    src->bad_lines, src->bad_lines == 1 ? "" : "s", first);
+	return cg_error_set(err, CG_EINPUT, "%s: no record could be read (%" PRIu64 " lines, %" PRIu64 " bad)%s",
+			    in->name, src->lines, src->bad_lines, first);
+}
+
+/* Offset off of the decompressed bytes reached without a record: past the
+ * limit, reading gives up. */
+static bool give_up(const cg_jsonl_ctx *in, uint64_t off)
+{
+	return in->give_up_bytes && off >= in->give_up_bytes && cg_jsonl_no_record_yet(in->tl);
+}
+
 int cg_jsonl_block_add(cg_jsonl_ctx *in, cg_block *b, cg_error *err)
 {
 	if (b->overlong) {
 		in->tl->source.lines = b->first_line;
-		char msg[160];
-		snprintf(msg, sizeof msg, "line is longer than the limit of %zu bytes (--max-line-bytes)",
-			 in->o->max_line_bytes);
-		return bad_line(in, b->first_line, msg, err);
+		if (!b->overlong_more) {
+			char msg[160];
+			snprintf(msg, sizeof msg, "line is longer than the limit of %zu bytes (--max-line-bytes)",
+				 in->o->max_line_bytes);
+			int rc = bad_line(in, b->first_line, msg, err);
+			if (rc < 0)
+				return rc;
+		}
+		return give_up(in, b->offset + b->overlong_bytes) ? cg_jsonl_no_record(in, true, err) : 0;
 	}
 	in->tl->source.lines = b->first_line + b->nlines - 1;
 	char *p = b->data, *end = b->data + b->len;
 	uint64_t lineno = b->first_line;
 	while (p < end) {
+		if (give_up(in, b->offset + (uint64_t)(p - b->data)))
+			return cg_jsonl_no_record(in, true, err);
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		int rc = one_line(in, p, len, lineno, !nl && b->ends_without_newline, err);

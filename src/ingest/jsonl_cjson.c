@@ -173,7 +173,12 @@ int cg_jsonl_parse_cjson(cg_jsonl_parser *p, const char *line, size_t len, const
 		return -1;
 	}
 
-	const char *start = cg_json_skip_ws(line, line + len, CG_JSON_WS_CJSON);
+	/* cJSON skips a UTF-8 byte-order mark at the start of its text; the
+	 * walk of the raw text must start where cJSON did. */
+	const char *start = line;
+	if (len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0)
+		start += 3;
+	start = cg_json_skip_ws(start, line + len, CG_JSON_WS_CJSON);
 	size_t nraw = raw_into(&p->members, &p->members_cap, start, (size_t)(line + len - start));
 	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(root, "kind");
 	f->is_meta = cJSON_IsString(kind) && strcmp(kind->valuestring, "meta") == 0;

@@ -19,14 +19,6 @@ static void describe_source(cg_timeline *tl, const char *path, const cg_reader *
 	src->gzip = cg_reader_is_gzip(r);
 }
 
-static uint64_t records_added(const cg_source *src)
-{
-	uint64_t n = 0;
-	for (int k = 0; k < CG_KIND_COUNT; k++)
-		n += src->records[k];
-	return n;
-}
-
 static unsigned thread_count(const cg_ingest_options *o)
 {
 	if (o->threads)
@@ -61,7 +53,8 @@ int cg_jsonl_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg_
 	*out = NULL;
 	int rc;
 	cg_timeline_limits lim = {o->max_string_bytes};
-	cg_jsonl_ctx in = {cg_timeline_new(&lim), o, cg_jsonl_parser_new(), cg_reader_name(r)};
+	cg_jsonl_ctx in = {cg_timeline_new(&lim), o, cg_jsonl_parser_new(), cg_reader_name(r),
+			   CG_JSONL_GIVE_UP_BYTES, cg_reader_is_device(r)};
 	cg_jsonl_parser_set_cjson_only(in.parser, o->cjson_only);
 	describe_source(in.tl, path, r);
 	unsigned threads = thread_count(o);
@@ -77,12 +70,11 @@ int cg_jsonl_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg_
 		cg_jsonl_mark_truncated(in.tl, src->lines, "the gzip stream ends early: the file was cut short");
 		cg_diag_add(in.tl, CG_DIAG_WARNING, 0, "gzip stream ends before its end marker (file cut short)");
 	}
-	if (rc == 0 && records_added(src) == 0) {
+	if (rc == 0 && cg_jsonl_no_record_yet(in.tl)) {
 		if (src->lines == src->blank_lines && !src->truncated)
 			rc = cg_error_set(err, CG_EINPUT, "%s: the trace is empty", in.name);
 		else
-			rc = cg_error_set(err, CG_EINPUT, "%s: no record could be read (%" PRIu64
-					  " lines, %" PRIu64 " bad)", in.name, src->lines, src->bad_lines);
+			rc = cg_jsonl_no_record(&in, false, err);
 	}
 	if (rc == 0 && !src->meta_seen)
 		cg_diag_add(in.tl, CG_DIAG_WARNING, 0, "no meta record: the run's metadata is unknown");

@@ -14,6 +14,7 @@
 struct cg_reader {
 	int fd;			   /* -1 when reading from memory */
 	bool own_fd;
+	bool device; /* a character device */
 	const unsigned char *mem; /* cg_reader_open_memory: the bytes, borrowed */
 	size_t mem_len, mem_pos;
 	char *name;
@@ -26,6 +27,8 @@ struct cg_reader {
 
 	bool gzip;
 	bool gzip_truncated;
+	bool trailing; /* bytes after the last member that are not another one */
+	uint64_t trailing_at;
 	bool stream_open; /* inside a gzip member */
 	bool z_ready;	  /* inflateInit2 succeeded */
 	z_stream z;
@@ -33,7 +36,11 @@ struct cg_reader {
 	size_t max_line, block_bytes;
 	char *carry; /* the start of a line cut by the previous block */
 	size_t carry_len, carry_cap;
+	size_t carry_pos; /* what cg_reader_read took of carry already */
 	uint64_t next_line;
+	uint64_t next_offset; /* decompressed offset of carry's first byte */
+	bool skipping;	      /* inside an overlong line that has not ended yet */
+	uint64_t skipped;     /* its bytes so far */
 	bool done;
 	char *spare; /* a released block buffer */
 	size_t spare_cap;
@@ -131,6 +138,7 @@ int cg_reader_open(cg_reader **out, const char *path, const cg_reader_options *o
 		}
 		if (S_ISREG(st.st_mode))
 			r->file_size = (uint64_t)st.st_size;
+		r->device = S_ISCHR(st.st_mode);
 	}
 	return start(out, r, err);
 }
@@ -207,8 +215,13 @@ static int64_t inflate_some(cg_reader *r, char *dst, size_t n, cg_error *err)
 			continue;
 		}
 		if (!r->stream_open) {
-			/* After a member: another gzip member, or trailing bytes. */
-			if (r->in[r->in_pos] != 0x1f) {
+			/* After a member: another gzip member, or trailing bytes
+			 * (padding, or something appended), which are ignored. */
+			bool magic = r->in[r->in_pos] == 0x1f &&
+				     (r->in_pos + 1 == r->in_len ? !r->eof_in : r->in[r->in_pos + 1] == 0x8b);
+			if (!magic) {
+				r->trailing = true;
+				r->trailing_at = r->bytes_in - (r->in_len - r->in_pos);
 				r->done = true;
 				break;
 			}
@@ -282,16 +295,24 @@ static uint64_t count_lines(const char *p, size_t n)
 	return count;
 }
 
-/* Skips the rest of an overlong line; returns bytes skipped or an error. */
-static int64_t skip_line(cg_reader *r, cg_block *b, cg_error *err)
+/* Skips up to about budget bytes of an overlong line, so that a line
+ * that never ends (a device, an endless pipe) still hands control back
+ * block by block; *ended tells whether the line (or the file) ended.
+ * Returns bytes skipped or an error. */
+static int64_t skip_line(cg_reader *r, cg_block *b, uint64_t budget, bool *ended, cg_error *err)
 {
 	int64_t skipped = 0;
-	for (;;) {
+	*ended = false;
+	while ((uint64_t)skipped < budget) {
 		int64_t k = produce(r, b->data, b->cap, err);
 		if (k < 0)
 			return k;
-		if (k == 0)
+		if (k == 0 && !r->done)
+			continue; /* a gzip member boundary */
+		if (k == 0) {
+			*ended = true;
 			return skipped;
+		}
 		char *nl = memchr(b->data, '\n', (size_t)k);
 		if (nl) {
 			size_t used = (size_t)(nl - b->data) + 1;
@@ -302,10 +323,26 @@ static int64_t skip_line(cg_reader *r, cg_block *b, cg_error *err)
 			if ((size_t)k > used)
 				memcpy(r->carry, nl + 1, (size_t)k - used);
 			r->carry_len = (size_t)k - used;
+			*ended = true;
 			return skipped;
 		}
 		skipped += k;
 	}
+	return skipped;
+}
+
+/* The overlong line being skipped: its next part, as an overlong block. */
+static int skip_more(cg_reader *r, cg_block *b, int64_t skipped, bool ended)
+{
+	r->skipped += (uint64_t)skipped;
+	b->overlong = true;
+	b->overlong_bytes = r->skipped;
+	b->overlong_open = !ended;
+	b->len = 0;
+	r->skipping = !ended;
+	if (ended)
+		r->next_offset += r->skipped;
+	return 1;
 }
 
 int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err)
@@ -314,6 +351,7 @@ int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err)
 	if (r->done && r->carry_len == 0)
 		return 0;
 	b->cap = r->block_bytes > r->carry_len ? r->block_bytes : r->carry_len * 2;
+	b->offset = r->next_offset;
 	if (r->spare && r->spare_cap >= b->cap) {
 		/* Filled to the block size only: a larger spare (the first
 		 * block's, sized by what format detection peeked) must not make
@@ -328,6 +366,18 @@ int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err)
 	b->len = r->carry_len;
 	r->carry_len = 0;
 	b->first_line = r->next_line;
+	if (r->skipping) {
+		/* The rest of the overlong line the previous block began. */
+		bool ended;
+		int64_t skipped = skip_line(r, b, r->block_bytes, &ended, err);
+		if (skipped < 0) {
+			cg_reader_release(r, b);
+			return (int)skipped;
+		}
+		b->first_line = r->next_line - 1;
+		b->overlong_more = true;
+		return skip_more(r, b, skipped, ended);
+	}
 
 	size_t scanned = 0; /* bytes of b->data known to hold no newline */
 	for (;;) {
@@ -345,6 +395,7 @@ int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err)
 				memcpy(r->carry, last + 1, b->len - used);
 			r->carry_len = b->len - used;
 			b->len = used;
+			r->next_offset += used;
 			b->nlines = count_lines(b->data, used);
 			r->next_line += b->nlines;
 			return 1;
@@ -360,20 +411,23 @@ int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err)
 				b->data = cg_realloc(b->data, ++b->cap);
 			b->nlines = 1;
 			r->next_line++;
+			r->next_offset += b->len;
 			return 1;
 		}
 		if (b->len == b->cap) {
 			if (b->cap > r->max_line) {
-				/* One line longer than the limit: skip it. */
-				int64_t skipped = skip_line(r, b, err);
-				if (skipped < 0)
+				/* One line longer than the limit: skip it, a
+				 * block's worth at a time. */
+				bool ended;
+				int64_t skipped = skip_line(r, b, r->block_bytes, &ended, err);
+				if (skipped < 0) {
+					cg_reader_release(r, b);
 					return (int)skipped;
-				b->overlong = true;
-				b->overlong_bytes = b->len + (uint64_t)skipped;
-				b->len = 0;
+				}
 				b->nlines = 1;
 				r->next_line++;
-				return 1;
+				r->skipped = b->len;
+				return skip_more(r, b, skipped, ended);
 			}
 			size_t ncap = b->cap * 2 > r->max_line + 1 ? r->max_line + 1 : b->cap * 2;
 			b->data = cg_realloc(b->data, ncap);
@@ -420,11 +474,16 @@ int cg_reader_peek(cg_reader *r, size_t want, const char **data, size_t *len, cg
 
 int64_t cg_reader_read(cg_reader *r, char *buf, size_t n, cg_error *err)
 {
-	if (r->carry_len) {
-		size_t k = r->carry_len < n ? r->carry_len : n;
-		memcpy(buf, r->carry, k);
-		memmove(r->carry, r->carry + k, r->carry_len - k);
-		r->carry_len -= k;
+	if (r->carry_pos < r->carry_len) {
+		/* No memmove of the rest: peeked bytes can be many megabytes
+		 * (format detection of a long first object), read in small
+		 * pieces. */
+		size_t left = r->carry_len - r->carry_pos;
+		size_t k = left < n ? left : n;
+		memcpy(buf, r->carry + r->carry_pos, k);
+		r->carry_pos += k;
+		if (r->carry_pos == r->carry_len)
+			r->carry_pos = r->carry_len = 0;
 		return (int64_t)k;
 	}
 	if (r->done || n == 0)
@@ -438,7 +497,15 @@ int64_t cg_reader_read(cg_reader *r, char *buf, size_t n, cg_error *err)
 
 const char *cg_reader_name(const cg_reader *r) { return r->name; }
 bool cg_reader_is_gzip(const cg_reader *r) { return r->gzip; }
+bool cg_reader_is_device(const cg_reader *r) { return r->device; }
+size_t cg_reader_max_line_bytes(const cg_reader *r) { return r->max_line; }
 bool cg_reader_gzip_truncated(const cg_reader *r) { return r->gzip_truncated; }
+
+bool cg_reader_gzip_trailing(const cg_reader *r, uint64_t *offset)
+{
+	*offset = r->trailing_at;
+	return r->trailing;
+}
 uint64_t cg_reader_file_size(const cg_reader *r) { return r->file_size; }
 uint64_t cg_reader_bytes_in(const cg_reader *r) { return r->bytes_in; }
 uint64_t cg_reader_bytes_out(const cg_reader *r) { return r->bytes_out; }

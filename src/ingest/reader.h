@@ -31,16 +31,24 @@ typedef struct cg_reader_options {
 
 /* A block of lines. Every line ends in '\n' except, when
  * ends_without_newline is set, the last line of the file; cap > len, so a
- * line may be NUL-terminated in place. When overlong is set the block holds
- * no data: line first_line was longer than the limit (overlong_bytes long)
- * and was skipped. */
+ * line may be NUL-terminated in place. offset is where the block starts in
+ * the decompressed bytes.
+ *
+ * When overlong is set the block holds no data: line first_line is longer
+ * than the limit and is skipped, about a block's worth of bytes per
+ * overlong block, so that a line that never ends cannot keep the reader
+ * from its caller. overlong_bytes counts the line's bytes so far (its
+ * newline included once it ended); overlong_open says the line goes on in
+ * the next block, which has overlong_more set and nlines 0. */
 typedef struct cg_block {
 	char *data;
 	size_t len, cap;
+	uint64_t offset;
 	uint64_t first_line;
 	uint64_t nlines;
 	bool ends_without_newline;
 	bool overlong;
+	bool overlong_open, overlong_more;
 	uint64_t overlong_bytes;
 } cg_block;
 
@@ -73,8 +81,13 @@ int64_t cg_reader_read(cg_reader *r, char *buf, size_t n, cg_error *err);
 
 const char *cg_reader_name(const cg_reader *r); /* the path, or "<stdin>" */
 bool cg_reader_is_gzip(const cg_reader *r);
+bool cg_reader_is_device(const cg_reader *r); /* a character device, such as /dev/zero */
+size_t cg_reader_max_line_bytes(const cg_reader *r); /* the limit it was opened with */
 /* True when a gzip stream ended before its end marker (the file was cut short). */
 bool cg_reader_gzip_truncated(const cg_reader *r);
+/* True when bytes follow the last gzip member that are not another member
+ * (they are not read); *offset is where they start in the file. */
+bool cg_reader_gzip_trailing(const cg_reader *r, uint64_t *offset);
 uint64_t cg_reader_file_size(const cg_reader *r); /* 0 when not known */
 uint64_t cg_reader_bytes_in(const cg_reader *r);  /* read from the file so far */
 uint64_t cg_reader_bytes_out(const cg_reader *r); /* after decompression */

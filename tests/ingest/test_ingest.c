@@ -340,7 +340,8 @@ static void a_trace_in_memory_fails_as_a_file_would_named_as_given(void **state)
 	assert_null(tl);
 	assert_string_equal(err.msg, "<memory>: the trace is empty");
 	assert_int_equal(cg_ingest_memory(&tl, "x\n", 2, "buf", NULL, &err), CG_EINPUT);
-	assert_string_equal(err.msg, "buf: no record could be read (1 lines, 1 bad)");
+	assert_string_equal(err.msg, "buf: no record could be read (1 lines, 1 bad); "
+				     "first bad line: buf:1: not valid JSON (error near column 1)");
 	cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
 	o.strict = true;
 	assert_int_equal(cg_ingest_memory(&tl, META ROOT "{}\n", strlen(META ROOT "{}\n"), "buf", &o, &err), CG_EINPUT);

@@ -6,6 +6,7 @@
 #include "ingestutil.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "jsonl_ingest.h"
 #include "tl_same.h"
@@ -200,6 +201,87 @@ static void a_generated_trace_reads_the_same_on_several_threads(void **state)
 	free(t);
 }
 
+/* A UTF-8 byte-order mark before the first line changes nothing but the
+ * file's size, on one thread or several, over small blocks or large, with
+ * either parser. */
+static void a_byte_order_mark_changes_nothing_on_several_threads(void **state)
+{
+	size_t n;
+	char *text = tu_read(tu_sample("mlp_adam.jsonl"), &n);
+	char *marked = malloc(n + 3);
+	memcpy(marked, "\xef\xbb\xbf", 3);
+	memcpy(marked + 3, text, n);
+	const char *plain = tu_write("plain.jsonl", text, n);
+	const char *bom = tu_write("bom.jsonl", marked, n + 3);
+	free(text);
+	free(marked);
+	for (int cjson = 0; cjson < 2; cjson++) {
+		cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
+		o.cjson_only = cjson;
+		for (size_t block = 4096; block <= ((size_t)4 << 20); block *= 1024) {
+			assert_int_equal(both_ways(bom, o, block), 0);
+			for (unsigned threads = 1; threads <= 3; threads += 2) {
+				cg_timeline *a = NULL, *b = NULL;
+				cg_error err = CG_ERROR_INIT;
+				o.threads = threads;
+				assert_int_equal(direct(&a, plain, &o, block, &err), 0);
+				assert_int_equal(direct(&b, bom, &o, block, &err), 0);
+				assert_int_equal(b->source.records[CG_KIND_META], 1);
+				assert_int_equal(b->source.bad_lines, 0);
+				assert_int_equal(b->source.file_bytes, a->source.file_bytes + 3);
+				b->source.file_bytes = a->source.file_bytes;
+				b->source.data_bytes = a->source.data_bytes;
+				same_timeline(a, b);
+				cg_timeline_free(a);
+				cg_timeline_free(b);
+			}
+		}
+	}
+}
+
+/* lines lines of 1,023 'x' and a newline (1 KiB each, all bad), then one
+ * memory record. */
+static const char *garbage_then_a_record(const char *name, size_t lines)
+{
+	const char *p = tu_path(name);
+	FILE *f = fopen(p, "wb");
+	char line[1024];
+	memset(line, 'x', sizeof line - 1);
+	line[sizeof line - 1] = '\n';
+	for (size_t i = 0; i < lines; i++)
+		fwrite(line, 1, sizeof line, f);
+	fputs("{\"kind\":\"memory\",\"timestamp_ns\":1,\"tensor_id\":\"a\",\"span_id\":\"s\",\"device\":\"cpu\","
+	      "\"bytes\":8,\"action\":\"alloc\",\"dtype\":\"f32\"}\n", f);
+	fclose(f);
+	return p;
+}
+
+/* Reading gives up at the first line that starts 64 MiB or more into the
+ * data while no record has been read: at the same line on one thread or
+ * several, whatever the blocks. */
+static void giving_up_on_garbage_is_decided_at_the_same_line_on_several_threads(void **state)
+{
+	cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
+	/* 65,535 lines of 1 KiB: the record starts 1 KiB before the 64 MiB. */
+	char path[600];
+	snprintf(path, sizeof path, "%s", garbage_then_a_record("before.jsonl", 65535));
+	assert_int_equal(both_ways(path, o, (size_t)1 << 20), 0);
+	assert_int_equal(both_ways(path, o, 65536 + 512), 0);
+	unlink(path);
+	/* 65,536 lines: the record starts at 64 MiB, one line too late. */
+	snprintf(path, sizeof path, "%s", garbage_then_a_record("at.jsonl", 65536));
+	assert_int_equal(both_ways(path, o, (size_t)1 << 20), CG_EINPUT);
+	assert_int_equal(both_ways(path, o, 65536 + 512), CG_EINPUT);
+	cg_timeline *tl = NULL;
+	cg_error err = CG_ERROR_INIT;
+	assert_int_equal(cg_ingest(&tl, path, &o, &err), CG_EINPUT);
+	char expect[2048];
+	snprintf(expect, sizeof expect, "%s: no record could be read in the first 64 MiB (65536 bad lines), so cgmem "
+		 "gives up; first bad line: %s:1: not valid JSON (error near column 1)", path, path);
+	assert_string_equal(err.msg, expect);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +290,8 @@ int main(void)
 		cmocka_unit_test(strict_mode_stops_at_the_same_line_on_several_threads),
 		cmocka_unit_test(a_string_limit_stops_at_the_same_line_on_several_threads),
 		cmocka_unit_test(a_generated_trace_reads_the_same_on_several_threads),
+		cmocka_unit_test(a_byte_order_mark_changes_nothing_on_several_threads),
+		cmocka_unit_test(giving_up_on_garbage_is_decided_at_the_same_line_on_several_threads),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

@@ -291,6 +291,33 @@ static void cjsons_whitespace_still_gives_the_literal_text(void **state)
 	cg_jsonl_parser_free(p);
 }
 
+static void a_byte_order_mark_before_a_line_is_skipped_by_both_paths(void **state)
+{
+	/* cJSON skips the mark; the walk of the raw text must too, or the
+	 * members lose their values (a meta line's, numbers). */
+	const char *meta = "\xef\xbb\xbf {\"kind\":\"meta\",\"schema\":\"s\",\"seed\":42}";
+	const char *mem = "\xef\xbb\xbf{\"kind\":\"memory\",\"bytes\":12,\"shape\":[3,4]}";
+	for (int only = 0; only < 2; only++) {
+		cg_jsonl_parser *p = cg_jsonl_parser_new();
+		cg_jsonl_parser_set_cjson_only(p, only);
+		const cg_fields *f;
+		char msg[256];
+		assert_int_equal(parse(p, meta, &f, msg), 0);
+		assert_true(f->is_meta);
+		assert_int_equal(f->nmembers, 3);
+		assert_memory_equal(f->members[2].key, "seed", 4);
+		assert_int_equal(f->members[2].raw_len, 2);
+		assert_memory_equal(f->members[2].raw, "42", 2);
+		assert_string_equal(f->v[CG_F_KIND].s, "meta");
+		assert_int_equal(parse(p, mem, &f, msg), 0);
+		assert_string_equal(f->v[CG_F_KIND].s, "memory");
+		assert_string_equal(text(&f->v[CG_F_BYTES]), "12");
+		assert_int_equal(f->v[CG_F_SHAPE].count, 2);
+		assert_string_equal(text(&f->elems[1]), "4");
+		cg_jsonl_parser_free(p);
+	}
+}
+
 static void the_first_of_duplicate_keys_wins_in_both_paths(void **state)
 {
 	for (int only = 0; only < 2; only++) {
@@ -356,6 +383,7 @@ int main(void)
 		cmocka_unit_test(arrays_give_each_element),
 		cmocka_unit_test(meta_lines_keep_every_member_in_order),
 		cmocka_unit_test(cjsons_whitespace_still_gives_the_literal_text),
+		cmocka_unit_test(a_byte_order_mark_before_a_line_is_skipped_by_both_paths),
 		cmocka_unit_test(the_first_of_duplicate_keys_wins_in_both_paths),
 		cmocka_unit_test(huge_and_deep_lines_are_read_or_refused_without_harm),
 	};

@@ -26,7 +26,7 @@ static void start(fixture *x, const cg_timeline_limits *lim)
 {
 	memset(x, 0, sizeof *x);
 	x->o = (cg_ingest_options)CG_INGEST_OPTIONS_INIT;
-	x->ctx = (cg_jsonl_ctx){cg_timeline_new(lim), &x->o, cg_jsonl_parser_new(), "t.jsonl"};
+	x->ctx = (cg_jsonl_ctx){cg_timeline_new(lim), &x->o, cg_jsonl_parser_new(), "t.jsonl", 0, false};
 }
 
 static void finish(fixture *x)
@@ -197,7 +197,7 @@ static void the_blocks_bytes_are_left_as_they_were(void **state)
 	assert_int_equal(x.ctx.tl->nmem, 2);
 	/* Read again into a fresh timeline: the same result. */
 	cg_timeline *again = cg_timeline_new(NULL);
-	cg_jsonl_ctx ctx2 = {again, &x.o, x.ctx.parser, "t.jsonl"};
+	cg_jsonl_ctx ctx2 = {again, &x.o, x.ctx.parser, "t.jsonl", 0, false};
 	assert_int_equal(cg_jsonl_block_add(&ctx2, &x.b, &x.err), 0);
 	assert_int_equal(again->nmem, 2);
 	assert_int_equal(again->source.bad_lines, 1);
