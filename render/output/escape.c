@@ -57,6 +57,10 @@ void cg_escape_json(cg_sink *out, const char *str, size_t n)
 			if (len == 0) {
 				esc = replacement;
 				len = 1;
+			} else if (c == 0xc2 && s[i + 1] < 0xa0) {
+				/* C1 controls: valid JSON raw, but a terminal acts on them */
+				snprintf(buf, sizeof buf, "\\u%04x", s[i + 1]);
+				esc = buf;
 			}
 		}
 		if (esc) {

@@ -7,6 +7,7 @@
 #include "charts.h"
 #include "commands.h"
 #include "outdir.h"
+#include "termtext.h"
 
 static const cg_command *const commands[] = {
 	&cg_cmd_report,
@@ -84,7 +85,7 @@ static int run(int argc, char **argv)
 		}
 		const cg_command *cmd = find_command(argv[2]);
 		if (!cmd) {
-			fprintf(stderr, "cgmem: no command named '%s'; see 'cgmem --help'\n", argv[2]);
+			cg_termtext_line(stderr, "cgmem: no command named '%s'; see 'cgmem --help'", argv[2]);
 			return CG_EXIT_USAGE;
 		}
 		cg_command_help(cmd, stdout);
@@ -92,7 +93,7 @@ static int run(int argc, char **argv)
 	}
 	const cg_command *cmd = find_command(first);
 	if (!cmd) {
-		fprintf(stderr, "cgmem: '%s' is not a command; see 'cgmem --help'\n", first);
+		cg_termtext_line(stderr, "cgmem: '%s' is not a command; see 'cgmem --help'", first);
 		return CG_EXIT_USAGE;
 	}
 	return run_command(cmd, argc - 2, argv + 2);

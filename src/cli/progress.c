@@ -1,6 +1,9 @@
 #include "progress.h"
 
+#include <string.h>
 #include <time.h>
+
+#include "termtext.h"
 
 double cg_now(void)
 {
@@ -11,8 +14,9 @@ double cg_now(void)
 
 void cg_progress_line_init(cg_progress_line *p, FILE *out, const char *name)
 {
-	*p = (cg_progress_line){out, name, cg_now(), 0, false};
+	*p = (cg_progress_line){.out = out, .start = cg_now()};
 	p->last = p->start;
+	cg_termtext_escape(p->name, sizeof p->name, name, strlen(name));
 }
 
 static void draw(cg_progress_line *p, uint64_t done, uint64_t total)

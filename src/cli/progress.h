@@ -15,7 +15,7 @@
 
 typedef struct cg_progress_line {
 	FILE *out; /* NULL: silent */
-	const char *name;
+	char name[256]; /* escaped for the terminal (termtext.h), cut if long */
 	double start, last;
 	bool shown;
 } cg_progress_line;

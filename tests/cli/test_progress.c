@@ -67,6 +67,18 @@ static void a_pipe_of_unknown_size_shows_bytes_only(void **state)
 	assert_null(strstr(contents(f), "%"));
 	fclose(f);
 }
+/* A file name is the user's, but it may hold what a terminal acts on. */
+static void the_file_name_is_escaped_for_the_terminal(void **state)
+{
+	FILE *f = tmpfile();
+	cg_progress_line p;
+	cg_progress_line_init(&p, f, "a\033]0;owned\007\rb.jsonl");
+	sleep_ms(300);
+	cg_progress_line_draw(&p, 1 << 20, 0, false);
+	assert_non_null(strstr(contents(f), "reading a\\x1b]0;owned\\x07\\rb.jsonl: 1.0 MiB, "));
+	assert_null(strstr(contents(f), "owned\007"));
+	fclose(f);
+}
 
 static void a_line_never_drawn_is_not_erased(void **state)
 {
@@ -84,6 +96,7 @@ int main(void)
 		cmocka_unit_test(a_silent_line_draws_nothing),
 		cmocka_unit_test(the_line_is_drawn_after_a_quarter_second_and_erased_when_done),
 		cmocka_unit_test(a_pipe_of_unknown_size_shows_bytes_only),
+		cmocka_unit_test(the_file_name_is_escaped_for_the_terminal),
 		cmocka_unit_test(a_line_never_drawn_is_not_erased),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

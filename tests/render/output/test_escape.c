@@ -69,6 +69,15 @@ static void json_replaces_each_invalid_byte_and_keeps_valid_characters(void **st
 	JSON("\xe2\x82" "a", "\"" FFFD FFFD "a\"");	/* cut short by ASCII */
 }
 
+/* C1 controls are valid JSON as they are, but a terminal showing
+ * `summary --json` would act on U+009B (CSI) as on ESC [. */
+static void json_escapes_c1_controls(void **state)
+{
+	JSON("a\xc2\x9b" "2Jb", "\"a\\u009b2Jb\"");
+	JSON("\xc2\x80\xc2\x9f", "\"\\u0080\\u009f\"");
+	JSON("\xc2\xa0\xc2\xa9", "\"\xc2\xa0\xc2\xa9\"");	/* U+00A0 and on are text */
+}
+
 /* Every hostile string reads back through cJSON as itself (invalid bytes
  * as U+FFFD). */
 static void json_output_parses_back_to_the_string(void **state)
@@ -191,6 +200,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_quotes_backslashes_and_controls_are_escaped),
 		cmocka_unit_test(json_replaces_each_invalid_byte_and_keeps_valid_characters),
+		cmocka_unit_test(json_escapes_c1_controls),
 		cmocka_unit_test(json_output_parses_back_to_the_string),
 		cmocka_unit_test(json_long_strings_are_escaped_whole),
 		cmocka_unit_test(html_markup_characters_become_entities),
