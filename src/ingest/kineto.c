@@ -1,5 +1,6 @@
 #include "kineto.h"
 
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,15 +23,23 @@ static uint64_t since(int64_t b, int64_t a)
 	return (uint64_t)b - (uint64_t)a;
 }
 
-/* The innermost operator at or above span s (sorted index), for cg_mem.op. */
-static cg_str op_name(const cg_kineto_events *k, uint32_t s)
+/* The innermost operator at or above each span (sorted index), for
+ * cg_mem.op. Parents come before their children in the sorted array, so one
+ * pass in order finds it for every span: O(spans), where walking up from
+ * each memory event to the root cost depth x events. */
+static cg_str *ops_of_spans(const cg_kineto_events *k)
 {
-	for (; s != UINT32_MAX; s = k->nest[s].parent) {
-		const cg_kineto_span *sp = &k->spans[k->nest[s].payload];
+	cg_str *op = cg_malloc((k->nnest ? k->nnest : 1) * sizeof *op);
+	for (size_t i = 0; i < k->nnest; i++) {
+		const cg_nest_span *ns = &k->nest[i];
+		const cg_kineto_span *sp = &k->spans[ns->payload];
+		assert(ns->parent == UINT32_MAX || ns->parent < i);
 		if (sp->kind == CG_SPAN_OP)
-			return sp->name;
+			op[i] = sp->name;
+		else
+			op[i] = ns->parent == UINT32_MAX ? CG_STR_EMPTY : op[ns->parent];
 	}
-	return CG_STR_EMPTY;
+	return op;
 }
 
 static int add_spans(cg_kineto_events *k, const cg_str *ids)
@@ -130,12 +139,14 @@ static int build(cg_kineto_events *k)
 		int n = snprintf(id, sizeof id, "#%" PRIu32, k->nest[i].order);
 		rc = cg_timeline_intern(k->tl, id, (size_t)n, &ids[i]);
 	}
+	cg_str *span_op = ops_of_spans(k);
 	for (size_t j = 0; j < k->nmem && rc == 0; j++) {
 		if (pts[j].span == UINT32_MAX)
 			continue;
 		span_of[pts[j].payload] = ids[pts[j].span];
-		op_of[pts[j].payload] = op_name(k, pts[j].span);
+		op_of[pts[j].payload] = span_op[pts[j].span];
 	}
+	cg_free(span_op);
 	if (rc == 0)
 		rc = add_spans(k, ids);
 	if (rc == 0)
