@@ -338,6 +338,20 @@ static void note_truncation(cg_kineto_events *k, const cg_chrome_stream *s, cg_r
 		cg_diag_add(k->tl, CG_DIAG_WARNING, 0, "gzip stream ends before its end marker (file cut short)");
 }
 
+/* "FILE: event N: " (N the event's position in traceEvents, from 1) and
+ * which limit was hit, with its value. */
+static int limit_error(const cg_kineto_events *k, const cg_chrome_event *ev, cg_error *err)
+{
+	char why[256], at[48] = "";
+	if (k->tl->limit_hit == CG_LIMIT_NONE)
+		snprintf(why, sizeof why, "more distinct threads than cgmem can hold");
+	else
+		cg_timeline_limit_text(k->tl, why, sizeof why);
+	if (ev)
+		snprintf(at, sizeof at, "event %" PRIu64 ": ", ev->ordinal);
+	return cg_error_set(err, CG_ELIMIT, "%s: %s%s", k->name, at, why);
+}
+
 static int finish(cg_kineto_events *k, cg_chrome_stream *s, cg_reader *r, const char *path, cg_error *err)
 {
 	cg_timeline *tl = k->tl;
@@ -345,7 +359,7 @@ static int finish(cg_kineto_events *k, cg_chrome_stream *s, cg_reader *r, const 
 	bool has_base;
 	int rc = keep_keys(k, s, &base_ns, &has_base);
 	if (rc < 0)
-		return cg_error_set(err, rc, "%s: the trace's strings exceed the memory limit", k->name);
+		return limit_error(k, NULL, err);
 	describe(k, s, r, path, base_ns, has_base);
 	note_truncation(k, s, r);
 	if (cg_chrome_stream_trailing_bytes(s))
@@ -370,7 +384,7 @@ static int finish(cg_kineto_events *k, cg_chrome_stream *s, cg_reader *r, const 
 
 	rc = build(k);
 	if (rc < 0)
-		return cg_error_set(err, rc, "%s: more records or strings than cgmem's limits allow", k->name);
+		return limit_error(k, NULL, err);
 	rc = cg_timeline_finalize(tl, err);
 	for (uint16_t d = 0; d < tl->ndevices && rc == 0; d++) {
 		rc = set_baseline(k, d, err);
@@ -387,9 +401,8 @@ int cg_kineto_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg
 	if (!o)
 		o = &defaults;
 	*out = NULL;
-	cg_timeline_limits lim = {o->max_string_bytes};
 	cg_kineto_events k;
-	cg_kineto_events_init(&k, cg_timeline_new(&lim), o, cg_reader_name(r));
+	cg_kineto_events_init(&k, cg_ingest_timeline_new(o), o, cg_reader_name(r));
 
 	cg_chrome_options co = CG_CHROME_OPTIONS_INIT;
 	co.max_event_bytes = o->max_line_bytes;
@@ -404,8 +417,7 @@ int cg_kineto_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg
 		}
 		rc = cg_kineto_events_add(&k, &ev, err);
 		if (rc == CG_ELIMIT) /* interning and record arrays say nothing themselves */
-			cg_error_set(err, rc, "%s: event %" PRIu64 ": more strings (--max-string-memory), "
-				     "devices or records than cgmem's limits allow", k.name, ev.ordinal);
+			limit_error(&k, &ev, err);
 		if (rc < 0)
 			break;
 		if ((ev.ordinal & 4095) == 0)
