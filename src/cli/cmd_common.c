@@ -23,6 +23,22 @@ static int size_option(const cg_command *cmd, const cg_args *args, const char *n
 	return 0;
 }
 
+/* --max-records N: plain digits; 0 is no limit (the library's UINT64_MAX). */
+static int records_option(const cg_command *cmd, const cg_args *args, uint64_t *out)
+{
+	const char *v = cg_args_get(cmd, args, "max-records");
+	if (!v)
+		return 0;
+	bool digits = *v != '\0' && strlen(v) <= 19;
+	for (const char *p = v; *p; p++)
+		digits &= *p >= '0' && *p <= '9';
+	if (!digits)
+		return cg_usage_error(cmd, "--max-records: '%s' is not a number of records (0 for no limit)", v);
+	uint64_t n = strtoull(v, NULL, 10);
+	*out = n == 0 ? UINT64_MAX : n;
+	return 0;
+}
+
 static int ingest_options(const cg_command *cmd, const cg_args *args, cg_ingest_options *o)
 {
 	*o = (cg_ingest_options)CG_INGEST_OPTIONS_INIT;
@@ -48,6 +64,8 @@ static int ingest_options(const cg_command *cmd, const cg_args *args, cg_ingest_
 		o->stack_full = true;
 	else if (stack && strcmp(stack, "user") != 0)
 		return cg_usage_error(cmd, "--stack: '%s' is not user or full", stack);
+	if ((rc = records_option(cmd, args, &o->max_records)))
+		return rc;
 	return size_option(cmd, args, "max-string-memory", &o->max_string_bytes);
 }
 

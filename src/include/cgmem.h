@@ -101,9 +101,11 @@ typedef struct cg_ingest_options {
 	size_t block_bytes;	 /* lines are read and parsed in blocks this big; 0: 4 MiB */
 	bool cjson_only;	 /* every line through cJSON, no fast scanner (to measure it) */
 	bool stack_full;	 /* allocator snapshots: keep Python standard-library and PyTorch frames */
+	uint64_t max_records;	 /* more records are fatal (CG_ELIMIT); 0: what the memory the process may
+				    use holds, at about 100 bytes a record; UINT64_MAX: no limit */
 } cg_ingest_options;
 
-#define CG_INGEST_OPTIONS_INIT {false, NULL, NULL, (size_t)64 << 20, (size_t)2 << 30, 0, 0, false, false}
+#define CG_INGEST_OPTIONS_INIT {false, NULL, NULL, (size_t)64 << 20, (size_t)2 << 30, 0, 0, false, false, 0}
 
 /* A trace read into memory: allocations and frees per device, spans, ops,
  * checkpoints. Opaque here; read it through an analysis. */

@@ -7,7 +7,29 @@
 #include "jsonl_ingest.h"
 #include "kineto.h"
 #include "memtimeline_raw.h"
+#include "membudget.h"
 #include "snapshot_ingest.h"
+
+uint64_t cg_ingest_default_max_records(void)
+{
+	uint64_t budget = cg_memory_budget();
+	/* Twice the cost: record arrays double as they grow (up to half of
+	 * them is room not used yet), and reading and the report need memory
+	 * of their own. */
+	uint64_t n = budget == UINT64_MAX ? UINT64_MAX : budget / (2 * CG_RECORD_COST);
+	return n < CG_MIN_DEFAULT_RECORDS ? CG_MIN_DEFAULT_RECORDS : n;
+}
+
+/* o with its record limit decided: the readers take 0 for none. */
+static cg_ingest_options resolved(const cg_ingest_options *o)
+{
+	cg_ingest_options r = *o;
+	if (r.max_records == 0)
+		r.max_records = cg_ingest_default_max_records();
+	if (r.max_records == UINT64_MAX)
+		r.max_records = 0;
+	return r;
+}
 
 static cg_reader_options reader_options(const cg_ingest_options *o)
 {
@@ -53,10 +75,11 @@ int cg_ingest(cg_timeline **out, const char *path, const cg_ingest_options *o, c
 	if (!o)
 		o = &defaults;
 	*out = NULL;
-	cg_reader_options ro = reader_options(o);
+	cg_ingest_options io = resolved(o);
+	cg_reader_options ro = reader_options(&io);
 	cg_reader *r = NULL;
 	int rc = cg_reader_open(&r, path, &ro, err);
-	return rc < 0 ? rc : ingest_reader(out, r, path, o, err);
+	return rc < 0 ? rc : ingest_reader(out, r, path, &io, err);
 }
 
 int cg_ingest_memory(cg_timeline **out, const void *data, size_t len, const char *name,
@@ -68,8 +91,9 @@ int cg_ingest_memory(cg_timeline **out, const void *data, size_t len, const char
 	*out = NULL;
 	if (!name)
 		name = "<memory>";
-	cg_reader_options ro = reader_options(o);
+	cg_ingest_options io = resolved(o);
+	cg_reader_options ro = reader_options(&io);
 	cg_reader *r = NULL;
 	int rc = cg_reader_open_memory(&r, data, len, name, &ro, err);
-	return rc < 0 ? rc : ingest_reader(out, r, name, o, err);
+	return rc < 0 ? rc : ingest_reader(out, r, name, &io, err);
 }

@@ -23,6 +23,14 @@
 #include "ingest_options.h"
 #include "timeline.h"
 
+/* The record limit when cg_ingest_options.max_records is 0: the memory the
+ * process may still use (cg_memory_budget: rlimits, cgroup, MemAvailable)
+ * at twice CG_RECORD_COST bytes a record (arrays grow by doubling; reading
+ * and the report need their share); never below CG_MIN_DEFAULT_RECORDS, so
+ * a small trace reads anywhere. */
+#define CG_MIN_DEFAULT_RECORDS 1000000
+uint64_t cg_ingest_default_max_records(void);
+
 /* cg_ingest (a file, "-" for standard input) and cg_ingest_memory are
  * public, declared in cgmem.h: on success *out is a finalized timeline the
  * caller frees. */

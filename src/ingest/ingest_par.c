@@ -145,7 +145,7 @@ int cg_jsonl_parallel(cg_jsonl_ctx *ctx, cg_reader *r, unsigned threads, cg_erro
 	pthread_cond_init(&pl.cv, NULL);
 	pl.nslots = 2 * (size_t)threads + 2;
 	pl.slots = cg_calloc(pl.nslots, sizeof *pl.slots);
-	cg_timeline_limits lim = {cg_strtab_limit(ctx->tl->strings)};
+	cg_timeline_limits lim = {cg_strtab_limit(ctx->tl->strings)}; /* blocks bound shards; the result counts records */
 	for (size_t i = 0; i < pl.nslots; i++)
 		pl.slots[i].shard = cg_timeline_new(&lim);
 	pl.r = r;

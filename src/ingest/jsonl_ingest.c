@@ -52,8 +52,7 @@ int cg_jsonl_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg_
 		o = &defaults;
 	*out = NULL;
 	int rc;
-	cg_timeline_limits lim = {o->max_string_bytes};
-	cg_jsonl_ctx in = {cg_timeline_new(&lim), o, cg_jsonl_parser_new(), cg_reader_name(r),
+	cg_jsonl_ctx in = {cg_ingest_timeline_new(o), o, cg_jsonl_parser_new(), cg_reader_name(r),
 			   CG_JSONL_GIVE_UP_BYTES, cg_reader_is_device(r)};
 	cg_jsonl_parser_set_cjson_only(in.parser, o->cjson_only);
 	describe_source(in.tl, path, r);

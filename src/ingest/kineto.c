@@ -1,5 +1,6 @@
 #include "kineto.h"
 
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,15 +23,23 @@ static uint64_t since(int64_t b, int64_t a)
 	return (uint64_t)b - (uint64_t)a;
 }
 
-/* The innermost operator at or above span s (sorted index), for cg_mem.op. */
-static cg_str op_name(const cg_kineto_events *k, uint32_t s)
+/* The innermost operator at or above each span (sorted index), for
+ * cg_mem.op. Parents come before their children in the sorted array, so one
+ * pass in order finds it for every span: O(spans), where walking up from
+ * each memory event to the root cost depth x events. */
+static cg_str *ops_of_spans(const cg_kineto_events *k)
 {
-	for (; s != UINT32_MAX; s = k->nest[s].parent) {
-		const cg_kineto_span *sp = &k->spans[k->nest[s].payload];
+	cg_str *op = cg_malloc((k->nnest ? k->nnest : 1) * sizeof *op);
+	for (size_t i = 0; i < k->nnest; i++) {
+		const cg_nest_span *ns = &k->nest[i];
+		const cg_kineto_span *sp = &k->spans[ns->payload];
+		assert(ns->parent == UINT32_MAX || ns->parent < i);
 		if (sp->kind == CG_SPAN_OP)
-			return sp->name;
+			op[i] = sp->name;
+		else
+			op[i] = ns->parent == UINT32_MAX ? CG_STR_EMPTY : op[ns->parent];
 	}
-	return CG_STR_EMPTY;
+	return op;
 }
 
 static int add_spans(cg_kineto_events *k, const cg_str *ids)
@@ -130,12 +139,14 @@ static int build(cg_kineto_events *k)
 		int n = snprintf(id, sizeof id, "#%" PRIu32, k->nest[i].order);
 		rc = cg_timeline_intern(k->tl, id, (size_t)n, &ids[i]);
 	}
+	cg_str *span_op = ops_of_spans(k);
 	for (size_t j = 0; j < k->nmem && rc == 0; j++) {
 		if (pts[j].span == UINT32_MAX)
 			continue;
 		span_of[pts[j].payload] = ids[pts[j].span];
-		op_of[pts[j].payload] = op_name(k, pts[j].span);
+		op_of[pts[j].payload] = span_op[pts[j].span];
 	}
+	cg_free(span_op);
 	if (rc == 0)
 		rc = add_spans(k, ids);
 	if (rc == 0)
@@ -327,6 +338,20 @@ static void note_truncation(cg_kineto_events *k, const cg_chrome_stream *s, cg_r
 		cg_diag_add(k->tl, CG_DIAG_WARNING, 0, "gzip stream ends before its end marker (file cut short)");
 }
 
+/* "FILE: event N: " (N the event's position in traceEvents, from 1) and
+ * which limit was hit, with its value. */
+static int limit_error(const cg_kineto_events *k, const cg_chrome_event *ev, cg_error *err)
+{
+	char why[256], at[48] = "";
+	if (k->tl->limit_hit == CG_LIMIT_NONE)
+		snprintf(why, sizeof why, "more distinct threads than cgmem can hold");
+	else
+		cg_timeline_limit_text(k->tl, why, sizeof why);
+	if (ev)
+		snprintf(at, sizeof at, "event %" PRIu64 ": ", ev->ordinal);
+	return cg_error_set(err, CG_ELIMIT, "%s: %s%s", k->name, at, why);
+}
+
 static int finish(cg_kineto_events *k, cg_chrome_stream *s, cg_reader *r, const char *path, cg_error *err)
 {
 	cg_timeline *tl = k->tl;
@@ -334,7 +359,7 @@ static int finish(cg_kineto_events *k, cg_chrome_stream *s, cg_reader *r, const 
 	bool has_base;
 	int rc = keep_keys(k, s, &base_ns, &has_base);
 	if (rc < 0)
-		return cg_error_set(err, rc, "%s: the trace's strings exceed the memory limit", k->name);
+		return limit_error(k, NULL, err);
 	describe(k, s, r, path, base_ns, has_base);
 	note_truncation(k, s, r);
 	if (cg_chrome_stream_trailing_bytes(s))
@@ -359,7 +384,7 @@ static int finish(cg_kineto_events *k, cg_chrome_stream *s, cg_reader *r, const 
 
 	rc = build(k);
 	if (rc < 0)
-		return cg_error_set(err, rc, "%s: more records or strings than cgmem's limits allow", k->name);
+		return limit_error(k, NULL, err);
 	rc = cg_timeline_finalize(tl, err);
 	for (uint16_t d = 0; d < tl->ndevices && rc == 0; d++) {
 		rc = set_baseline(k, d, err);
@@ -376,9 +401,8 @@ int cg_kineto_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg
 	if (!o)
 		o = &defaults;
 	*out = NULL;
-	cg_timeline_limits lim = {o->max_string_bytes};
 	cg_kineto_events k;
-	cg_kineto_events_init(&k, cg_timeline_new(&lim), o, cg_reader_name(r));
+	cg_kineto_events_init(&k, cg_ingest_timeline_new(o), o, cg_reader_name(r));
 
 	cg_chrome_options co = CG_CHROME_OPTIONS_INIT;
 	co.max_event_bytes = o->max_line_bytes;
@@ -393,8 +417,7 @@ int cg_kineto_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg
 		}
 		rc = cg_kineto_events_add(&k, &ev, err);
 		if (rc == CG_ELIMIT) /* interning and record arrays say nothing themselves */
-			cg_error_set(err, rc, "%s: event %" PRIu64 ": more strings (--max-string-memory), "
-				     "devices or records than cgmem's limits allow", k.name, ev.ordinal);
+			limit_error(&k, &ev, err);
 		if (rc < 0)
 			break;
 		if ((ev.ordinal & 4095) == 0)

@@ -442,6 +442,10 @@ int cg_kineto_events_add(cg_kineto_events *k, const cg_chrome_event *ev, cg_erro
 		rc = oom_event(k, &f, ordinal, err);
 	else if (strcmp(ph, "X") == 0)
 		rc = span_event(k, &f, ordinal, err);
+	/* What is held here becomes records later (a span and its end, a
+	 * memory event): stop at the limit now, not after reading the rest. */
+	if (rc == 0 && cg_timeline_records_fit(k->tl, k->nmem + 2 * (uint64_t)k->nnest + k->nooms) < 0)
+		rc = CG_ELIMIT;
 done:
 	cJSON_Delete(root);
 	return rc;

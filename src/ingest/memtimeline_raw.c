@@ -76,6 +76,11 @@ static int one_record(raw *x, const cg_chrome_event *ev, cg_error *err)
 		x->tl->source.unknown_categories++;
 		category = CG_CAT_UNKNOWN;
 	}
+	if (cg_timeline_records_fit(x->tl, x->n + 1) < 0) {
+		char why[256];
+		return cg_error_set(err, CG_ELIMIT, "%s: record %" PRIu64 ": %s", x->name, ev->ordinal,
+				    cg_timeline_limit_text(x->tl, why, sizeof why));
+	}
 	CG_GROW(x->recs, x->cap, x->n + 1);
 	x->recs[x->n++] = (rec){t, bytes, (uint32_t)ev->ordinal, (uint8_t)action, (uint8_t)category};
 	return 0;
@@ -168,8 +173,7 @@ int cg_memtimeline_ingest(cg_timeline **out, cg_reader *r, const char *path, con
 	if (!o)
 		o = &defaults;
 	*out = NULL;
-	cg_timeline_limits lim = {o->max_string_bytes};
-	raw x = {cg_timeline_new(&lim), o, cg_reader_name(r), NULL, 0, 0, 0};
+	raw x = {cg_ingest_timeline_new(o), o, cg_reader_name(r), NULL, 0, 0, 0};
 	cg_chrome_options co = CG_CHROME_OPTIONS_INIT;
 	co.max_event_bytes = o->max_line_bytes;
 	cg_chrome_stream *s = cg_chrome_stream_new(r, &co);
@@ -189,8 +193,10 @@ int cg_memtimeline_ingest(cg_timeline **out, cg_reader *r, const char *path, con
 			rc = cg_error_set(err, CG_EINPUT, "%s: no memory records in this memory timeline%s", x.name,
 					  x.tl->source.truncated ? " (the file is cut short)" : "");
 	}
-	if (rc == 0 && (rc = build(&x)) < 0)
-		cg_error_set(err, rc, "%s: more records than cgmem's limits allow", x.name);
+	if (rc == 0 && (rc = build(&x)) < 0) {
+		char why[256];
+		cg_error_set(err, rc, "%s: %s", x.name, cg_timeline_limit_text(x.tl, why, sizeof why));
+	}
 	if (rc == 0)
 		rc = cg_timeline_finalize(x.tl, err);
 	cg_chrome_stream_free(s);

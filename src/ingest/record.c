@@ -607,7 +607,9 @@ int cg_record_add(cg_timeline *tl, const cg_fields *f, uint32_t line, char *msg,
 	default: rc = BAD; break;
 	}
 	if (c.fatal || rc < 0) {
-		if (c.fatal)
+		if (tl->limit_hit == CG_LIMIT_RECORDS || tl->limit_hit == CG_LIMIT_DEVICES)
+			cg_timeline_limit_text(tl, msg, msgsize);
+		else if (c.fatal)
 			snprintf(msg, msgsize, "the trace's strings exceed the limit of %zu MiB "
 				 "(raise it with --max-string-memory)", cg_strtab_limit(tl->strings) >> 20);
 		else

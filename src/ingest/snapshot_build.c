@@ -553,8 +553,10 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 	}
 	cg_free(ids);
 	cg_free(span_of);
-	if (rc < 0)
-		return cg_error_set(err, rc, "%s: more records or strings than cgmem can hold", x->name);
+	if (rc < 0) {
+		char why[256];
+		return cg_error_set(err, rc, "%s: %s", x->name, cg_timeline_limit_text(tl, why, sizeof why));
+	}
 	tl->source.records[CG_KIND_MEMORY] = tl->nmem;
 	tl->source.records[CG_KIND_DEVICE_MEMORY] = tl->ndevmem;
 	return 0;

@@ -163,6 +163,10 @@ static int take_entry(void *ctx, const cg_pk *list, const cg_pk *const *below, s
 			return cg_error_set(err, CG_ELIMIT, "%s: too many distinct strings", x->name);
 	}
 	cg_snapshot *s = x->s;
+	if (cg_timeline_records_fit(x->tl, s->nentries + 1) < 0) {
+		char why[256];
+		return cg_error_set(err, CG_ELIMIT, "%s: %s", x->name, cg_timeline_limit_text(x->tl, why, sizeof why));
+	}
 	CG_GROW(s->entries, s->entries_cap, s->nentries + 1);
 	CG_GROW(x->entry_stack, x->entry_stack_cap, s->nentries + 1);
 	x->entry_stack[s->nentries] = stack;
@@ -299,10 +303,8 @@ int cg_snapshot_ingest(cg_timeline **out, cg_reader *r, const char *path, const 
 		       cg_error *err)
 {
 	*out = NULL;
-	cg_timeline_limits limits = CG_TIMELINE_LIMITS_INIT;
-	limits.max_string_bytes = o->max_string_bytes;
 	cg_snap_reader x = {0};
-	x.tl = cg_timeline_new(&limits);
+	x.tl = cg_ingest_timeline_new(o);
 	x.s = x.tl->snapshot = cg_snapshot_new();
 	x.o = o;
 	x.name = cg_reader_name(r);

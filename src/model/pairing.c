@@ -236,6 +236,7 @@ static const char *source_name(const cg_timeline *tl)
  * records what is live at the end. */
 static int sum_live(cg_timeline *tl, cg_device *dev, cg_error *err)
 {
+	char where[600];
 	uint64_t pre = 0, live;
 	/* Paired, what is live from the start are the frees that match no
 	 * allocation; unpaired, unpaired_device has filled initial_by_cat. */
@@ -262,9 +263,9 @@ static int sum_live(cg_timeline *tl, cg_device *dev, cg_error *err)
 		uint32_t i = dev->mem_first + k;
 		const cg_mem *m = &tl->mem[i];
 		if (!cg_add_u64(live, cg_mem_added(m), &live))
-			return cg_error_set(err, CG_EINPUT,
-					    "%s:%u: live bytes on %s exceed 2^64 - 1 bytes",
-					    source_name(tl), m->line, cg_timeline_str(tl, dev->name));
+			return cg_error_set(err, CG_EINPUT, "%s: live bytes on %s exceed 2^64 - 1 bytes",
+					    cg_timeline_where(tl, m->line, where, sizeof where),
+					    cg_timeline_str(tl, dev->name));
 		live -= cg_timeline_mem_removed(tl, i);
 		if (m->action == CG_ALLOC && m->pair == CG_NONE)
 			count++;
@@ -291,6 +292,7 @@ overflow_start:
  * and the deepest deficit in count its allocations live from the start. */
 static int unpaired_device(cg_timeline *tl, cg_device *dev, size_t first, size_t end, cg_error *err)
 {
+	char where[600];
 	/* Per category: the running sum and how far below zero it would go. */
 	uint64_t sum[CG_CAT_COUNT] = {0}, deficit[CG_CAT_COUNT] = {0};
 	uint64_t count = 0, count_deficit = 0;
@@ -300,15 +302,15 @@ static int unpaired_device(cg_timeline *tl, cg_device *dev, size_t first, size_t
 		uint64_t *s = &sum[m->category];
 		if (m->action == CG_ALLOC) {
 			if (!cg_add_u64(*s, m->bytes, s))
-				return cg_error_set(err, CG_EINPUT, "%s:%u: live bytes on %s exceed 2^64 - 1 bytes",
-						    source_name(tl), m->line, cg_timeline_str(tl, dev->name));
+				return cg_error_set(err, CG_EINPUT, "%s: live bytes on %s exceed 2^64 - 1 bytes",
+						    cg_timeline_where(tl, m->line, where, sizeof where),
+						    cg_timeline_str(tl, dev->name));
 			count++;
 		} else {
 			if (m->bytes > *s) {
 				if (!cg_add_u64(deficit[m->category], m->bytes - *s, &deficit[m->category]))
-					return cg_error_set(err, CG_EINPUT,
-							    "%s:%u: bytes freed on %s exceed 2^64 - 1 bytes",
-							    source_name(tl), m->line,
+					return cg_error_set(err, CG_EINPUT, "%s: bytes freed on %s exceed 2^64 - 1 bytes",
+							    cg_timeline_where(tl, m->line, where, sizeof where),
 							    cg_timeline_str(tl, dev->name));
 				*s = 0;
 			} else {

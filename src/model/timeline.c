@@ -56,6 +56,11 @@ cg_timeline *cg_timeline_new(const cg_timeline_limits *limits)
 	return tl;
 }
 
+void cg_timeline_set_max_records(cg_timeline *tl, uint64_t n)
+{
+	tl->max_records = n;
+}
+
 void cg_timeline_free(cg_timeline *tl)
 {
 	if (!tl)
@@ -92,17 +97,61 @@ void cg_timeline_free(cg_timeline *tl)
 	cg_free(tl);
 }
 
+static int hit(cg_timeline *tl, cg_limit what)
+{
+	tl->limit_hit = what;
+	return CG_ELIMIT;
+}
+
+char *cg_timeline_limit_text(const cg_timeline *tl, char *buf, size_t size)
+{
+	switch (tl->limit_hit) {
+	case CG_LIMIT_STRINGS:
+		snprintf(buf, size, "the trace's strings exceed the limit of %zu MiB (raise it with --max-string-memory)",
+			 cg_strtab_limit(tl->strings) >> 20);
+		break;
+	case CG_LIMIT_DEVICES: snprintf(buf, size, "more than %u devices", UINT16_MAX); break;
+	case CG_LIMIT_RECORDS:
+		snprintf(buf, size, "more than %" PRIu64 " records (--max-records %" PRIu64 "): each takes about %u "
+			 "bytes of memory; raise the limit if the machine has it", tl->max_records, tl->max_records,
+			 CG_RECORD_COST);
+		break;
+	case CG_LIMIT_INDEX: snprintf(buf, size, "more than %u records of one kind", CG_NONE - 2); break;
+	default: snprintf(buf, size, "%s", ""); break;
+	}
+	return buf;
+}
+
+char *cg_timeline_where(const cg_timeline *tl, uint64_t line, char *buf, size_t size)
+{
+	const char *name = tl->source.display_name ? tl->source.display_name : "trace";
+	if (tl->source.lines_are_events)
+		snprintf(buf, size, "%s: event %" PRIu64, name, line);
+	else
+		snprintf(buf, size, "%s:%" PRIu64, name, line);
+	return buf;
+}
+
+int cg_timeline_records_fit(cg_timeline *tl, uint64_t n)
+{
+	if (tl->max_records && (n > tl->max_records || tl->nrecords > tl->max_records - n))
+		return hit(tl, CG_LIMIT_RECORDS);
+	return 0;
+}
+
 int cg_timeline_intern(cg_timeline *tl, const char *s, size_t n, cg_str *out)
 {
-	return cg_strtab_intern(tl->strings, s, n, out);
+	int rc = cg_strtab_intern(tl->strings, s, n, out);
+	return rc == CG_ELIMIT ? hit(tl, CG_LIMIT_STRINGS) : rc;
 }
 
 int cg_timeline_intern_shape(cg_timeline *tl, const uint64_t *dims, size_t ndims, uint32_t *out)
 {
 	size_t n;
 	if (__builtin_mul_overflow(ndims, sizeof(uint64_t), &n))
-		return CG_ELIMIT;
-	return cg_strtab_intern(tl->shapes, (const char *)dims, n, out);
+		return hit(tl, CG_LIMIT_STRINGS);
+	int rc = cg_strtab_intern(tl->shapes, (const char *)dims, n, out);
+	return rc == CG_ELIMIT ? hit(tl, CG_LIMIT_STRINGS) : rc;
 }
 
 size_t cg_timeline_shape_ndims(const cg_timeline *tl, uint32_t shape)
@@ -175,7 +224,7 @@ int cg_timeline_device_by_str(cg_timeline *tl, cg_str id, uint16_t *out)
 		}
 	}
 	if (tl->ndevices >= UINT16_MAX)
-		return CG_ELIMIT;
+		return hit(tl, CG_LIMIT_DEVICES);
 	size_t cap = tl->devices_cap;
 	CG_GROW(tl->devices, cap, (size_t)tl->ndevices + 1);
 	tl->devices_cap = (uint32_t)cap;
@@ -279,12 +328,22 @@ static void see_time(cg_timeline *tl, uint64_t t)
 }
 
 /* Record arrays are indexed by uint32_t; CG_NONE is reserved. */
-#define APPEND(tl, arr, n, cap, rec) \
+#define APPEND_UNCOUNTED(tl, arr, n, cap, rec) \
 	do { \
 		if ((tl)->n >= CG_NONE - 1) \
-			return CG_ELIMIT; \
+			return hit(tl, CG_LIMIT_INDEX); \
 		CG_GROW((tl)->arr, (tl)->cap, (tl)->n + 1); \
 		(tl)->arr[(tl)->n++] = *(rec); \
+	} while (0)
+
+/* Every record of every format passes here (but the run's metadata, a few
+ * keys), so the record limit is kept here. */
+#define APPEND(tl, arr, n, cap, rec) \
+	do { \
+		if ((tl)->max_records && (tl)->nrecords >= (tl)->max_records) \
+			return hit(tl, CG_LIMIT_RECORDS); \
+		APPEND_UNCOUNTED(tl, arr, n, cap, rec); \
+		(tl)->nrecords++; \
 	} while (0)
 
 int cg_timeline_add_mem(cg_timeline *tl, const cg_mem *m)
@@ -312,7 +371,7 @@ int cg_timeline_add_op(cg_timeline *tl, const cg_op *op, const cg_str *inputs, s
 {
 	uint64_t end;
 	if (ninputs > CG_NONE - 1 - tl->nop_inputs)
-		return CG_ELIMIT;
+		return hit(tl, CG_LIMIT_INDEX);
 	cg_op o = *op;
 	o.inputs_first = (uint32_t)tl->nop_inputs;
 	o.inputs_count = (uint32_t)ninputs;
@@ -362,7 +421,7 @@ int cg_timeline_add_oom(cg_timeline *tl, const cg_oom *o)
 int cg_timeline_add_meta(cg_timeline *tl, cg_str key, cg_str value, bool is_string)
 {
 	cg_meta_entry e = {key, value, is_string};
-	APPEND(tl, meta, nmeta, meta_cap, &e);
+	APPEND_UNCOUNTED(tl, meta, nmeta, meta_cap, &e);
 	return 0;
 }
 

@@ -279,6 +279,18 @@ typedef struct cg_timeline_limits {
 
 #define CG_TIMELINE_LIMITS_INIT {(size_t)2 << 30}
 
+/* Bytes of memory a record costs from ingest to report, with its share of
+ * strings, array growth, sorting and pairing, rounded up: 56 B measured on
+ * 5 M memory records of 1,000 tensor ids (peak RSS 280 MB), 87 B on 2 M
+ * lines of tests/bench/gentrace --mix memory, 900,000 distinct ids (174 MB).
+ * It sizes the default record limit and is said in its message. */
+#define CG_RECORD_COST 100
+
+/* Which limit a CG_ELIMIT of the functions below hit: the string memory
+ * (--max-string-memory), 65535 devices, the record limit (--max-records),
+ * or 2^32 - 2 records of one kind (the records' uint32_t indexes). */
+typedef enum cg_limit { CG_LIMIT_NONE, CG_LIMIT_STRINGS, CG_LIMIT_DEVICES, CG_LIMIT_RECORDS, CG_LIMIT_INDEX } cg_limit;
+
 typedef struct cg_timeline {
 	cg_strtab *strings;
 	cg_strtab *shapes; /* each a byte string of uint64 dims; id 0 = [] */
@@ -334,6 +346,8 @@ typedef struct cg_timeline {
 		uint32_t line;
 	} *span_ends;
 	size_t nspan_ends, span_ends_cap;
+	uint64_t nrecords, max_records; /* every record appended, and the limit on them (0: none) */
+	cg_limit limit_hit;		/* the last limit a function returned CG_ELIMIT for */
 	uint32_t last_device; /* cache for device lookups */
 	uint32_t *device_index; /* open addressing: interned name -> device + 1 (0: empty) */
 	size_t device_index_cap;
@@ -341,7 +355,19 @@ typedef struct cg_timeline {
 
 /* limits may be NULL for the defaults. Never fails (out of memory exits). */
 cg_timeline *cg_timeline_new(const cg_timeline_limits *limits);
+/* At most n records of every kind together but metadata (--max-records;
+ * 0, the default: no limit); more is CG_ELIMIT with limit_hit RECORDS. */
+void cg_timeline_set_max_records(cg_timeline *tl, uint64_t n);
 void cg_timeline_free(cg_timeline *tl);
+
+/* What the last CG_ELIMIT was, for a message after "FILE: " or "FILE:LINE: ":
+ * "more than 1000 records (--max-records 1000): ...", "more than 65535
+ * devices", ... Empty when no limit was hit. Returns buf. */
+char *cg_timeline_limit_text(const cg_timeline *tl, char *buf, size_t size);
+/* 0 when n more records fit under the record limit, else CG_ELIMIT (and
+ * limit_hit says so): for readers that hold records of their own before
+ * they append them, so that they stop as early as the timeline would. */
+int cg_timeline_records_fit(cg_timeline *tl, uint64_t n);
 
 /* Interning; each returns 0 or CG_ELIMIT when the string memory limit is hit. */
 int cg_timeline_intern(cg_timeline *tl, const char *s, size_t n, cg_str *out);
@@ -391,6 +417,10 @@ static inline const char *cg_timeline_position_word(const cg_timeline *tl)
 {
 	return tl->source.lines_are_events ? "event" : "line";
 }
+
+/* Where a record is, for a message: "run.jsonl:18233", or "trace.json:
+ * event 18233" for formats that number events. Returns buf. */
+char *cg_timeline_where(const cg_timeline *tl, uint64_t line, char *buf, size_t size);
 
 /* Bytes that memory record i adds to and removes from its device's live
  * bytes (after finalize). An alloc that replaces a live id also removes the

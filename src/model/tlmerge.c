@@ -26,6 +26,8 @@ bool cg_timeline_mergeable(const cg_timeline *dst, const cg_timeline *src)
 	if ((size_t)dst->ndevices + src->ndevices >= UINT16_MAX ||
 	    (size_t)dst->ndtypes + src->ndtypes > UINT8_MAX)
 		return false;
+	if (dst->max_records && (src->nrecords > dst->max_records || dst->nrecords > dst->max_records - src->nrecords))
+		return false; /* read again line by line, to stop at the exact record */
 	if (!cg_strtab_can_add(dst->strings, src->strings) || !cg_strtab_can_add(dst->shapes, src->shapes))
 		return false;
 	return count_fits(dst->nmem, src->nmem) && count_fits(dst->nspans, src->nspans) &&
@@ -185,6 +187,7 @@ static void append_records(cg_timeline *dst, const cg_timeline *src, const remap
 		se[i].id = s[se[i].id];
 	}
 	dst->nspan_ends += src->nspan_ends;
+	dst->nrecords += src->nrecords;
 }
 
 /* Counters add up; the first CG_MAX_DIAGS diagnostics of the whole file
@@ -251,6 +254,8 @@ void cg_timeline_reset(cg_timeline *tl)
 	cg_strtab_clear(tl->shapes);
 	tl->nmem = tl->nspans = tl->nops = tl->nop_inputs = tl->ntensors = 0;
 	tl->ndevmem = tl->ngradients = tl->nedges = tl->nooms = tl->nmeta = 0;
+	tl->nrecords = 0;
+	tl->limit_hit = CG_LIMIT_NONE;
 	tl->nspan_ends = tl->nreplacements = 0;
 	tl->ndevices = 0;
 	if (tl->device_index)

@@ -477,6 +477,58 @@ static void totals_that_disagree_with_the_replay_are_reported(void **state)
 /* A counting allocator: each block carries its size in front. */
 static size_t live_bytes, most_bytes;
 
+/* Reads text written as name with options o; asserts it fails with the
+ * message "PATH: " want. */
+static void assert_fails_with(const char *name, const char *text, const cg_ingest_options *o, int code,
+			      const char *want)
+{
+	const char *path = tu_write(name, text, (size_t)-1);
+	cg_timeline *tl = NULL;
+	cg_error err = CG_ERROR_INIT;
+	assert_int_equal(cg_ingest(&tl, path, o, &err), code);
+	assert_null(tl);
+	char expected[1024];
+	snprintf(expected, sizeof expected, "%s: %s", path, want);
+	assert_string_equal(err.msg, expected);
+}
+
+/* Limits name themselves, with their values, and the event (its position
+ * in traceEvents, from 1) where they were hit. */
+static void a_limit_names_itself_and_the_event(void **state)
+{
+	/* A name of 1 MiB + 1 byte, over --max-string-memory 1MiB by itself. */
+	size_t big = ((size_t)1 << 20) + 1;
+	char *text = cg_malloc(big + 1024);
+	int n = snprintf(text, 1024, "[" MEM(1, 1, 1, 0, 7, 512, 512, 2048) ",{\"ph\":\"X\",\"name\":\"");
+	memset(text + n, 'a', big);
+	snprintf(text + n + big, 1024, "\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":5}]");
+	cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
+	o.max_string_bytes = (size_t)1 << 20;
+	assert_fails_with("strings.json", text, &o, CG_ELIMIT,
+			  "event 2: the trace's strings exceed the limit of 1 MiB (raise it with --max-string-memory)");
+	cg_free(text);
+
+	/* Devices are numbered in 16 bits: cuda:0 to cuda:65534 fit, the
+	 * 65,536th device does not. */
+	size_t cap = (size_t)65536 * 200 + 64, len = 0;
+	text = cg_malloc(cap);
+	len += (size_t)snprintf(text, cap, "[");
+	for (unsigned d = 0; d < 65536; d++)
+		len += (size_t)snprintf(text + len, cap - len,
+					"%s{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":%u,"
+					"\"args\":{\"Device Type\":1,\"Device Id\":%u,\"Addr\":16,\"Bytes\":8}}",
+					d ? "," : "", d, d);
+	snprintf(text + len, cap - len, "]");
+	assert_fails_with("devices.json", text, NULL, CG_ELIMIT, "event 65536: more than 65535 devices");
+	cg_free(text);
+
+	/* Three blocks of 2^63 - 1 bytes: live bytes pass 2^64 - 1 at the third. */
+	assert_fails_with("overflow.json",
+			  "[" MEM(1, 1, 1, 0, 16, 9223372036854775807, 0, 0) "," MEM(2, 1, 1, 0, 32, 9223372036854775807, 0, 0)
+			  "," MEM(3, 1, 1, 0, 48, 9223372036854775807, 0, 0) "]",
+			  NULL, CG_EINPUT, "event 3: live bytes on cuda:0 exceed 2^64 - 1 bytes");
+}
+
 static void *count_malloc(size_t n)
 {
 	size_t *p = malloc(n + 16);
@@ -575,6 +627,7 @@ int main(void)
 		cmocka_unit_test(a_trace_without_memory_events_says_how_to_record_them),
 		cmocka_unit_test(totals_that_disagree_with_the_replay_are_reported),
 		cmocka_unit_test(parsing_memory_is_bounded_by_the_largest_event_not_the_file),
+		cmocka_unit_test(a_limit_names_itself_and_the_event),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

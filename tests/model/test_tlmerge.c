@@ -456,6 +456,40 @@ static void strings_beyond_the_limit_are_not_mergeable(void **state)
 	cg_timeline_free(small);
 }
 
+/* The trace holds 16 records (spans, their ends, memory, op, tensor,
+ * device_memory, gradient, edge, oom; not meta, blanks or diagnostics), 7 of
+ * them in its first 10 entries: a shard of the other 9 merges under a limit
+ * of 16, to 16 records, and not under 15 (the block is then read again line
+ * by line, to stop at the exact line). */
+static void a_shard_that_would_cross_the_record_limit_is_not_mergeable(void **state)
+{
+	cg_timeline *dst = new_tl(), *shard = new_tl();
+	add_range(dst, 0, 10);
+	add_range(shard, 10, NTRACE);
+	assert_int_equal(dst->nrecords, 7);
+	assert_int_equal(shard->nrecords, 9);
+	cg_timeline_set_max_records(dst, 15);
+	assert_false(cg_timeline_mergeable(dst, shard));
+	cg_timeline_set_max_records(dst, 16);
+	assert_true(cg_timeline_mergeable(dst, shard));
+	cg_timeline_merge(dst, shard);
+	assert_int_equal(dst->nrecords, 16);
+	assert_int_equal(shard->nrecords, 0);
+	cg_oom o = {0};
+	assert_int_equal(cg_timeline_add_oom(dst, &o), CG_ELIMIT);
+	assert_int_equal(dst->limit_hit, CG_LIMIT_RECORDS);
+	char why[256];
+	assert_string_equal(cg_timeline_limit_text(dst, why, sizeof why),
+			    "more than 16 records (--max-records 16): each takes about 100 bytes of memory; "
+			    "raise the limit if the machine has it");
+	/* Metadata is not counted. */
+	assert_int_equal(cg_timeline_add_meta(dst, str(dst, "k"), str(dst, "v"), true), 0);
+	assert_int_equal(cg_timeline_records_fit(dst, 0), 0);
+	assert_int_equal(cg_timeline_records_fit(dst, 1), CG_ELIMIT);
+	cg_timeline_free(dst);
+	cg_timeline_free(shard);
+}
+
 static void reset_empties_everything_but_the_source_names_and_limit(void **state)
 {
 	cg_timeline_limits lim = {1 << 20};
@@ -509,6 +543,7 @@ int main(void)
 		cmocka_unit_test(finalized_timelines_are_not_mergeable),
 		cmocka_unit_test(devices_or_dtypes_beyond_their_limits_are_not_mergeable),
 		cmocka_unit_test(strings_beyond_the_limit_are_not_mergeable),
+		cmocka_unit_test(a_shard_that_would_cross_the_record_limit_is_not_mergeable),
 		cmocka_unit_test(reset_empties_everything_but_the_source_names_and_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
