@@ -6,7 +6,7 @@
  *   byte 1     worker threads of the two writers compared (1-4 each)
  *   then ops   00nnnnnn  n+1 literal bytes from the input
  *              01nnnnnn  d: the last d+1 bytes repeated to (n+1) * 512 bytes
- *              10nnnnnn  s: (n+1) * 4 KiB, zeros (s even) or noise seeded by s
+ *              10nnnnnn  s: (n+1) * 2 KiB, zeros (s even) or noise seeded by s
  *              11nnnnnn  end the block here (n odd: also an empty block)
  * Both writers write into memory files; each file is inflated with zlib
  * and must be exactly one gzip member holding the bytes, and the two
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Bounds what one input may ask for: a little more than the writer's
  * block, so that one input can fill a block and go on. */
-#define MAX_TOTAL (CG_GZWRITER_BLOCK + ((size_t)256 << 10))
+#define MAX_TOTAL (CG_GZWRITER_BLOCK + ((size_t)64 << 10))
 
 typedef struct plan {
 	unsigned char *bytes;
@@ -88,7 +88,7 @@ static void make_plan(plan *p, const uint8_t *in, const uint8_t *end)
 		}
 		case 2: {
 			in += in < end;
-			size_t want = (size_t)n << 12;
+			size_t want = (size_t)n << 11;
 			if (want > room)
 				want = room;
 			uint32_t x = arg * 2654435761u + 1;
