@@ -81,9 +81,10 @@ static void map_dtypes(cg_timeline *dst, const cg_timeline *src, remap *maps)
 	}
 }
 
-/* Room for n more records of an array, then a pointer to the first. */
+/* Room for n more records of an array, then a pointer to the first (the
+ * array itself, perhaps NULL, when n is 0: NULL + 0 is undefined). */
 #define APPEND_ROOM(dst, arr, count, cap, n) \
-	(CG_GROW((dst)->arr, (dst)->cap, (dst)->count + (n)), (dst)->arr + (dst)->count)
+	((n) ? (CG_GROW((dst)->arr, (dst)->cap, (dst)->count + (n)), (dst)->arr + (dst)->count) : (dst)->arr)
 
 static void append_records(cg_timeline *dst, const cg_timeline *src, const remap *maps)
 {
