@@ -607,11 +607,11 @@ int cg_record_add(cg_timeline *tl, const cg_fields *f, uint32_t line, char *msg,
 	default: rc = BAD; break;
 	}
 	if (c.fatal || rc < 0) {
-		if (tl->limit_hit == CG_LIMIT_RECORDS || tl->limit_hit == CG_LIMIT_DEVICES)
+		if (c.fatal && tl->limit_hit != CG_LIMIT_RECORDS && tl->limit_hit != CG_LIMIT_DEVICES)
+			tl->limit_hit = CG_LIMIT_STRINGS;
+		if (tl->limit_hit == CG_LIMIT_RECORDS || tl->limit_hit == CG_LIMIT_DEVICES ||
+		    tl->limit_hit == CG_LIMIT_STRINGS)
 			cg_timeline_limit_text(tl, msg, msgsize);
-		else if (c.fatal)
-			snprintf(msg, msgsize, "the trace's strings exceed the limit of %zu MiB "
-				 "(raise it with --max-string-memory)", cg_strtab_limit(tl->strings) >> 20);
 		else
 			snprintf(msg, msgsize, "more than %u %s records", CG_NONE - 2, cg_kind_name(k));
 		return c.fatal ? c.fatal : rc;

@@ -106,10 +106,18 @@ static int hit(cg_timeline *tl, cg_limit what)
 char *cg_timeline_limit_text(const cg_timeline *tl, char *buf, size_t size)
 {
 	switch (tl->limit_hit) {
-	case CG_LIMIT_STRINGS:
-		snprintf(buf, size, "the trace's strings exceed the limit of %zu MiB (raise it with --max-string-memory)",
-			 cg_strtab_limit(tl->strings) >> 20);
+	case CG_LIMIT_STRINGS: {
+		/* whole MiB as given on the command line; a smaller limit exactly */
+		size_t limit = cg_strtab_limit(tl->strings);
+		char text[32];
+		if (limit % ((size_t)1 << 20) == 0)
+			snprintf(text, sizeof text, "%zu MiB", limit >> 20);
+		else
+			cg_fmt_bytes(text, sizeof text, limit);
+		snprintf(buf, size, "the trace's strings exceed the limit of %s (raise it with --max-string-memory)",
+			 text);
 		break;
+	}
 	case CG_LIMIT_DEVICES: snprintf(buf, size, "more than %u devices", UINT16_MAX); break;
 	case CG_LIMIT_RECORDS:
 		snprintf(buf, size, "more than %" PRIu64 " records (--max-records %" PRIu64 "): each takes about %u "

@@ -258,6 +258,25 @@ static void line_numbers_stop_below_two_to_the_32(void **state)
 	finish(&x);
 }
 
+/* A limit under 1 MiB is named exactly, not as "0 MiB". */
+static void a_string_limit_under_a_mib_is_named_exactly(void **state)
+{
+	cg_timeline_limits lim = {(size_t)96 << 10};
+	fixture x;
+	start(&x, &lim);
+	size_t big = (size_t)200 << 10;
+	char *text = malloc(big + 1024);
+	size_t n = (size_t)sprintf(text, "%s\n%s\n{\"kind\":\"memory\",\"timestamp_ns\":1,\"tensor_id\":\"", META, SPAN);
+	memset(text + n, 't', big);
+	n += big;
+	sprintf(text + n, "\",\"span_id\":\"s\",\"device\":\"cpu\",\"bytes\":4,\"action\":\"alloc\",\"dtype\":\"f32\"}\n");
+	assert_int_equal(add(&x, text, 1), CG_ELIMIT);
+	assert_string_equal(x.err.msg, "t.jsonl:3: the trace's strings exceed the limit of 96.00 KiB "
+				       "(raise it with --max-string-memory)");
+	free(text);
+	finish(&x);
+}
+
 static void a_string_limit_stops_the_block_with_the_line_named(void **state)
 {
 	cg_timeline_limits lim = {(size_t)1 << 20};
@@ -291,6 +310,7 @@ int main(void)
 		cmocka_unit_test(lines_longer_than_the_limit_are_bad_lines),
 		cmocka_unit_test(line_numbers_stop_below_two_to_the_32),
 		cmocka_unit_test(a_string_limit_stops_the_block_with_the_line_named),
+		cmocka_unit_test(a_string_limit_under_a_mib_is_named_exactly),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
