@@ -174,10 +174,11 @@ static int take_entry(void *ctx, const cg_pk *list, const cg_pk *const *below, s
 	return 1;
 }
 
+/* The type of v with its article, for messages: "an int". */
 static const char *type_name(const cg_pk *v)
 {
-	static const char *const names[] = {"None", "bool", "int", "float", "str", "tuple", "list", "dict"};
-	return v->type < sizeof names / sizeof *names ? names[v->type] : "value";
+	static const char *const names[] = {"None", "a bool", "an int", "a float", "a str", "a tuple", "a list", "a dict"};
+	return v->type < sizeof names / sizeof *names ? names[v->type] : "a value";
 }
 
 /* device_traces[i] is device i's list: matches the lists entries went to. */
@@ -186,7 +187,7 @@ static int read_traces(cg_snap_reader *x, const cg_pk *traces, cg_error *err)
 	cg_pk *const *lists;
 	size_t n = cg_pk_seq(traces, &lists);
 	if (traces && traces->type != CG_PK_LIST) {
-		cg_diag_add(x->tl, CG_DIAG_WARNING, 0, "\"device_traces\" is a %s, not a list: ignored",
+		cg_diag_add(x->tl, CG_DIAG_WARNING, 0, "\"device_traces\" is %s, not a list: ignored",
 			    type_name(traces));
 		return 0;
 	}
@@ -249,6 +250,12 @@ static int read_tree(cg_snap_reader *x, const cg_pk *root, cg_error *err)
 	cg_snapshot *s = x->s;
 	const cg_pk *segments = root, *traces = NULL, *settings = NULL, *annotations = NULL;
 	if (root->type == CG_PK_LIST) {
+		/* a list of anything but segments is some other pickle */
+		if (root->len > 0 && root->v.items[0]->type != CG_PK_DICT)
+			return cg_error_set(err, CG_EINPUT,
+					    "%s: a pickle of a list whose first item is %s, not an allocator snapshot (a dict with "
+					    "\"segments\", or a list of segments)",
+					    x->name, type_name(root->v.items[0]));
 		s->list_form = true;
 	} else if (root->type == CG_PK_DICT) {
 		segments = cg_pk_dict_get(root, "segments");
@@ -269,7 +276,7 @@ static int read_tree(cg_snap_reader *x, const cg_pk *root, cg_error *err)
 		}
 	} else {
 		return cg_error_set(err, CG_EINPUT,
-				    "%s: a pickle of a %s, not an allocator snapshot (a dict with \"segments\", or a "
+				    "%s: a pickle of %s, not an allocator snapshot (a dict with \"segments\", or a "
 				    "list of segments)",
 				    x->name, type_name(root));
 	}

@@ -383,6 +383,33 @@ static void code_in_a_pickle_is_refused(void **state)
 	free(se);
 }
 
+/* Other pickles are named as such, with what they hold (protocol 2,
+ * written by hand: a list of ints, a dict without "segments", an int). */
+static void a_pickle_that_is_no_snapshot_says_so(void **state)
+{
+	static const struct {
+		const char *bytes;
+		size_t n;
+		const char *message;
+	} cases[] = {
+		{"\x80\x02]q\x00(K\x01K\x02" "e.", 12,
+		 "other.pickle: a pickle of a list whose first item is an int, not an allocator snapshot"},
+		{"\x80\x02}q\x00X\x01\x00\x00\x00" "aq\x01K\x01s.", 17,
+		 "other.pickle: a pickle, but not an allocator snapshot: its dict has no \"segments\""},
+		{"\x80\x02K\x05.", 5, "other.pickle: a pickle of an int, not an allocator snapshot"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const char *f = tu_write("other.pickle", cases[i].bytes, cases[i].n);
+		char *so, *se;
+		int rc = tu_run(&so, &se, NULL, "summary", f, NULL);
+		assert_int_equal(rc, 1);
+		if (!strstr(se, cases[i].message))
+			fail_msg("case %zu: %s", i, se);
+		free(so);
+		free(se);
+	}
+}
+
 /* A snapshot cut short is an error naming where it ends, not a report
  * of half a snapshot. */
 static void a_cut_snapshot_is_an_error(void **state)
@@ -416,6 +443,7 @@ int main(void)
 		cmocka_unit_test(a_bare_segment_list_from_stdin),
 		cmocka_unit_test(annotations_give_steps_and_phases),
 		cmocka_unit_test(diff_and_check_work_on_snapshots),
+		cmocka_unit_test(a_pickle_that_is_no_snapshot_says_so),
 		cmocka_unit_test(a_cut_snapshot_is_an_error),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
