@@ -40,6 +40,11 @@ typedef struct writer {
 	const cg_timeline *tl;
 	bool first;
 	category_keys keys;
+	/* Per category, has the device being written shown it non-zero? From
+	 * then on every sample writes it, zero included: Perfetto keeps a track
+	 * per args key and holds its last value until a sample with that key
+	 * comes, so a key left out would show freed bytes as live. */
+	bool shown[CG_CAT_COUNT];
 } writer;
 
 /* Copies a string literal to p and advances p. */
@@ -534,8 +539,10 @@ static void write_counter(writer *w, int pid, uint64_t t, const live_state *st, 
 	} else {
 		bool first = true;
 		for (int c = 0; c < CG_CAT_COUNT; c++) {
-			if (!st->by_cat[c] && c != CG_CAT_UNKNOWN)
+			/* A category never used on the device stays out: a track of zeros. */
+			if (!st->by_cat[c] && !w->shown[c] && c != CG_CAT_UNKNOWN)
 				continue;
+			w->shown[c] = true;
 			/* The key's leading comma only between members. */
 			size_t skip = first ? 1 : 0;
 			memcpy(p, keys->text[c] + skip, keys->len[c] - skip);
@@ -604,6 +611,7 @@ static void write_device_memory(writer *w, const cg_analysis *a, uint32_t d, siz
 	const cg_device *dev = &tl->devices[d];
 	int pid = DEVICE_PID(d);
 	bool categories = tl->source.categories_known;
+	memset(w->shown, 0, sizeof w->shown);
 	live_state st;
 	initial_state(dev, &st);
 	if (!dev->mem_count)
@@ -741,7 +749,7 @@ void cg_chrome_trace_write(cg_sink *out, const cg_analysis *a, const cg_chrome_o
 	if (!o)
 		o = &defaults;
 	const cg_timeline *tl = a->tl;
-	writer w = {out, tl, true, {{{0}}, {0}}};
+	writer w = {out, tl, true, {{{0}}, {0}}, {0}};
 	category_keys_init(&w.keys);
 	shape_cache shapes = {cg_calloc(cg_strtab_count(tl->shapes), sizeof(size_t)),
 			      cg_calloc(cg_strtab_count(tl->shapes), sizeof(size_t)), cg_sink_memory()};

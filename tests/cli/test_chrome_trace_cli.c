@@ -4,9 +4,12 @@
  * tests/render/test_chrome_trace.c.) */
 #include "runutil.h"
 #include "tracecheck.h"
+#include "tracereplay.h"
 
 #include <string.h>
 #include <zlib.h>
+
+#include "ingest.h"
 
 /* The report on a real sample: gzip by default, plain with --trace x.json. */
 static void report_writes_gzip_or_plain_by_name(void **state)
@@ -70,10 +73,42 @@ static void report_writes_gzip_or_plain_by_name(void **state)
 	free(err);
 }
 
+/* Perfetto's view of report's trace.json.gz on the samples (the JSONL
+ * ones, with zero_grad, and the raw memory timeline): every counter track
+ * shows the timeline's live bytes at every sample, a freed category 0. */
+static void perfetto_shows_the_timelines_bytes_on_every_sample(void **state)
+{
+	static const char *const samples[] = {"cnn_sgd.jsonl", "leak_loss_history.jsonl", "mlp_adam.jsonl",
+					      "mlp_adam_cut.jsonl", "external/hta_memory_timeline.raw.gz"};
+	size_t stale = 0;
+	for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+		const char *out = tu_path("perfetto");
+		assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample(samples[i]), "-o", out, "-q", "--formats",
+					"svg", NULL), 0);
+		char path[600];
+		snprintf(path, sizeof path, "%s/trace.json.gz", out);
+		cJSON *j = tu_json_gz_file(path);
+		cg_timeline *tl;
+		cg_error err;
+		if (cg_ingest(&tl, tu_sample(samples[i]), NULL, &err) != 0)
+			fail_msg("%s", err.msg);
+		tu_replay_result r;
+		tu_replay_counters(j, tl, &r);
+		print_message("%s: %zu live-memory samples, %zu stale in Perfetto (%zu track values)%s%s\n", samples[i],
+			      r.samples, r.stale, r.stale_tracks, r.stale ? "; first: " : "", r.first);
+		assert_true(r.samples > 100);
+		stale += r.stale; /* every sample's figures printed before failing */
+		cJSON_Delete(j);
+		cg_timeline_free(tl);
+	}
+	assert_int_equal(stale, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(report_writes_gzip_or_plain_by_name),
+		cmocka_unit_test(perfetto_shows_the_timelines_bytes_on_every_sample),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

@@ -3,7 +3,9 @@
  * line: tests/cli/test_chrome_trace_cli.c.) */
 #include "tlbuild.h"
 #include "tracecheck.h"
+#include "tracereplay.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "analysis.h"
@@ -258,6 +260,102 @@ static void downsampling_keeps_the_exact_peak(void **state)
 	cg_timeline_free(tl);
 }
 
+/* Training that frees its gradients (zero_grad) on cuda:0, worked out by
+ * hand: parameters 100 B, activations 50 B, gradients 40 + 60 B freed by
+ * zero_grad, then an 8 B temporary. */
+static cg_timeline *zero_grad_run(void)
+{
+	cg_timeline *tl = run();
+	span(tl, "a", NULL, "root", 0);
+	mem(tl, 10, "w", 100, CG_ALLOC, CG_CAT_PARAMETER);
+	mem(tl, 20, "act", 50, CG_ALLOC, CG_CAT_ACTIVATION);
+	mem(tl, 30, "g1", 40, CG_ALLOC, CG_CAT_GRADIENT);
+	mem(tl, 40, "g2", 60, CG_ALLOC, CG_CAT_GRADIENT);
+	mem(tl, 50, "act", 50, CG_FREE, CG_CAT_ACTIVATION);
+	mem(tl, 60, "g1", 40, CG_FREE, CG_CAT_GRADIENT); /* zero_grad */
+	mem(tl, 70, "g2", 60, CG_FREE, CG_CAT_GRADIENT);
+	mem(tl, 80, "tmp", 8, CG_ALLOC, CG_CAT_TEMPORARY);
+	mem(tl, 90, "tmp", 8, CG_FREE, CG_CAT_TEMPORARY);
+	tu_span_end(tl, "a", 1000);
+	return tl;
+}
+
+/* Writes tl's trace as trace.json.gz and reads it back with zlib. */
+static cJSON *chrome_gz(cg_timeline *tl, const cg_chrome_options *o, cg_analysis **a_out)
+{
+	tu_tl_finalize(tl);
+	assert_int_equal(cg_analysis_run(a_out, tl, NULL, NULL), 0);
+	cg_error err;
+	const char *path = tu_path("trace.json.gz");
+	if (cg_chrome_trace_save(path, *a_out, o, &err) < 0)
+		fail_msg("%s", err.msg);
+	return tu_json_gz_file(path);
+}
+
+/* Perfetto keeps a track per key and holds its last value: a category that
+ * went back to 0 must say 0, or the gradient track shows freed bytes after
+ * zero_grad. Categories never used stay out of the samples. */
+static void a_category_freed_to_zero_says_zero_in_every_later_sample(void **state)
+{
+	static const char *want[] = {
+		"{\"parameter\":100,\"unknown\":0}",
+		"{\"parameter\":100,\"activation\":50,\"unknown\":0}",
+		"{\"parameter\":100,\"activation\":50,\"gradient\":40,\"unknown\":0}",
+		"{\"parameter\":100,\"activation\":50,\"gradient\":100,\"unknown\":0}",
+		"{\"parameter\":100,\"activation\":0,\"gradient\":100,\"unknown\":0}",
+		"{\"parameter\":100,\"activation\":0,\"gradient\":60,\"unknown\":0}",
+		"{\"parameter\":100,\"activation\":0,\"gradient\":0,\"unknown\":0}",
+		"{\"parameter\":100,\"temporary\":8,\"activation\":0,\"gradient\":0,\"unknown\":0}",
+		"{\"parameter\":100,\"temporary\":0,\"activation\":0,\"gradient\":0,\"unknown\":0}",
+	};
+	cg_analysis *a;
+	cg_timeline *tl = zero_grad_run();
+	cJSON *j = chrome_gz(tl, NULL, &a);
+	tu_replay_result r;
+	tu_replay_counters(j, tl, &r);
+	print_message("zero_grad run: %zu live-memory samples, %zu stale in Perfetto (%zu track values)%s%s\n",
+		      r.samples, r.stale, r.stale_tracks, r.stale ? "; first: " : "", r.first);
+	assert_int_equal(r.samples, 18);
+	assert_int_equal(r.stale, 0);
+	size_t n = 0;
+	cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "traceEvents"))
+	{
+		if (strcmp(tu_event_str(e, "ph"), "C") != 0 || strcmp(tu_event_str(e, "name"), "live memory by category") != 0)
+			continue;
+		assert_true(n < sizeof want / sizeof *want);
+		assert_int_equal(llround(tu_event_num(e, "ts") * 1000), 10 * (n + 1)); /* ns */
+		char *args = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(e, "args"));
+		assert_string_equal(args, want[n]);
+		cJSON_free(args);
+		n++;
+	}
+	assert_int_equal(n, 9);
+	cJSON_Delete(j);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+}
+
+/* Downsampled, a bucket writes only some moments: a category that reached
+ * 0 between two written samples still says 0 in the next. */
+static void downsampled_samples_show_perfetto_no_stale_category(void **state)
+{
+	cg_chrome_options o = CG_CHROME_OPTIONS_INIT;
+	o.max_counter_samples = 6; /* 2 buckets on cuda:0 */
+	cg_analysis *a;
+	cg_timeline *tl = zero_grad_run();
+	cJSON *j = chrome_gz(tl, &o, &a);
+	tu_replay_result r;
+	tu_replay_counters(j, tl, &r);
+	print_message("zero_grad run, downsampled: %zu live-memory samples, %zu stale in Perfetto (%zu track values)%s%s\n",
+		      r.samples, r.stale, r.stale_tracks, r.stale ? "; first: " : "", r.first);
+	assert_true(r.samples > 0 && r.samples < 18);
+	assert_int_equal(r.stale, 0);
+	cJSON_Delete(j);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+}
+
 static void hostile_names_stay_inside_their_strings(void **state)
 {
 	cg_analysis *a;
@@ -324,6 +422,8 @@ int main(void)
 		cmocka_unit_test(an_op_and_its_span_share_one_slice),
 		cmocka_unit_test(the_live_memory_counter_peaks_at_the_analysed_peak),
 		cmocka_unit_test(downsampling_keeps_the_exact_peak),
+		cmocka_unit_test(a_category_freed_to_zero_says_zero_in_every_later_sample),
+		cmocka_unit_test(downsampled_samples_show_perfetto_no_stale_category),
 		cmocka_unit_test(hostile_names_stay_inside_their_strings),
 		cmocka_unit_test(names_that_are_not_utf8_come_out_as_valid_json),
 	};
