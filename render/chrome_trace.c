@@ -725,9 +725,11 @@ static void write_names(writer *w, const slices *s)
 	}
 }
 
-static void write_other_data(cg_sink *out, const cg_timeline *tl)
+/* The run's metadata as the members of an object, under key: strings and
+ * numbers as the trace gave them. */
+static void write_run_metadata(cg_sink *out, const cg_timeline *tl, const char *key)
 {
-	cg_sink_puts(out, "\"otherData\":{\"generator\":\"cgmem " CGMEM_VERSION "\",\"source\":");
+	cg_sink_printf(out, "\"%s\":{\"generator\":\"cgmem " CGMEM_VERSION "\",\"source\":", key);
 	put_str(out, tl->source.path ? tl->source.path : "");
 	for (size_t i = 0; i < tl->nmeta; i++) {
 		const cg_meta_entry *m = &tl->meta[i];
@@ -757,7 +759,11 @@ void cg_chrome_trace_write(cg_sink *out, const cg_analysis *a, const cg_chrome_o
 	build_slices(&s, tl);
 
 	cg_sink_puts(out, "{\"displayTimeUnit\":\"ms\",");
-	write_other_data(out, tl);
+	/* Perfetto imports "metadata" and skips "otherData", which
+	 * chrome://tracing shows: the same members under both. */
+	write_run_metadata(out, tl, "metadata");
+	cg_sink_putc(out, ',');
+	write_run_metadata(out, tl, "otherData");
 	cg_sink_puts(out, ",\"traceEvents\":[");
 	write_names(&w, &s);
 	for (size_t k = 0; k < s.norder; k++) {

@@ -356,6 +356,30 @@ static void downsampled_samples_show_perfetto_no_stale_category(void **state)
 	cg_timeline_free(tl);
 }
 
+/* Perfetto imports a top-level "metadata" object and skips "otherData";
+ * chrome://tracing reads the latter. Both hold the same members. */
+static void run_metadata_is_written_where_perfetto_and_chrome_read_it(void **state)
+{
+	cg_analysis *a;
+	cg_timeline *tl = run();
+	cg_str key, value;
+	assert_int_equal(cg_timeline_intern(tl, "steps", 5, &key), 0);
+	assert_int_equal(cg_timeline_intern(tl, "4", 1, &value), 0);
+	assert_int_equal(cg_timeline_add_meta(tl, key, value, false), 0);
+	span(tl, "a", NULL, "root", 0);
+	cJSON *j = chrome(tl, NULL, &a);
+	cJSON *meta = cJSON_GetObjectItemCaseSensitive(j, "metadata");
+	cJSON *other = cJSON_GetObjectItemCaseSensitive(j, "otherData");
+	assert_true(cJSON_IsObject(meta));
+	assert_string_equal(tu_event_str(meta, "run_id"), "r<1>");
+	assert_true(tu_event_num(meta, "steps") == 4);
+	assert_string_equal(tu_event_str(meta, "generator"), "cgmem " CGMEM_VERSION);
+	assert_true(cJSON_Compare(meta, other, true));
+	cJSON_Delete(j);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+}
+
 static void hostile_names_stay_inside_their_strings(void **state)
 {
 	cg_analysis *a;
@@ -424,6 +448,7 @@ int main(void)
 		cmocka_unit_test(downsampling_keeps_the_exact_peak),
 		cmocka_unit_test(a_category_freed_to_zero_says_zero_in_every_later_sample),
 		cmocka_unit_test(downsampled_samples_show_perfetto_no_stale_category),
+		cmocka_unit_test(run_metadata_is_written_where_perfetto_and_chrome_read_it),
 		cmocka_unit_test(hostile_names_stay_inside_their_strings),
 		cmocka_unit_test(names_that_are_not_utf8_come_out_as_valid_json),
 	};
