@@ -245,7 +245,7 @@ static void downsampling_keeps_the_exact_peak(void **state)
 				max = v;
 			samples++;
 		} else if (strcmp(tu_event_str(e, "name"), "live memory by category") == 0 &&
-			   cJSON_GetObjectItemCaseSensitive(args, "activation")) { /* absent while 0 */
+			   cJSON_GetObjectItemCaseSensitive(args, "activation")) { /* absent until non-zero */
 			double v = tu_event_num(args, "activation");
 			if (v > max_by_category)
 				max_by_category = v;
