@@ -7,6 +7,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cpus.h"
+#include "parallel.h"
 #include "progress.h"
 #include "termtext.h"
 #include "units.h"
@@ -53,6 +55,10 @@ static int ingest_options(const cg_command *cmd, const cg_args *args, cg_ingest_
 		if (end == threads || *end || n == 0 || n > 64)
 			return cg_usage_error(cmd, "--threads: '%s' is not a number from 1 to 64", threads);
 		o->threads = (unsigned)n;
+	} else {
+		/* Beyond 8 the merging thread of ingest sets the pace. */
+		unsigned n = cg_cpu_count();
+		o->threads = n > 8 ? 8 : n;
 	}
 	const char *parser = cg_args_get(cmd, args, "parser");
 	if (parser && strcmp(parser, "cjson") == 0)
@@ -105,16 +111,19 @@ static uint64_t peak_rss(void)
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
 }
 
-static void print_stats(const cg_timeline *tl, double seconds)
+static void print_stats(const cg_timeline *tl, double seconds, unsigned threads)
 {
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	const cg_source *src = &tl->source;
 	size_t strings = cg_strtab_used_bytes(tl->strings) + cg_strtab_used_bytes(tl->shapes);
 	size_t reserved = cg_strtab_bytes(tl->strings) + cg_strtab_bytes(tl->shapes);
 	fprintf(stderr,
 		"stats: ingest %.3f s, %" PRIu64 " lines, %" PRIu64 " bytes read (%.0f MB/s), "
-		"%zu memory records, %u strings in %zu bytes (%zu reserved), peak RSS %" PRIu64 " bytes\n",
+		"%zu memory records, %u strings in %zu bytes (%zu reserved), peak RSS %" PRIu64 " bytes, "
+		"threads %u (CPUs: %ld online, %u usable)\n",
 		seconds, src->lines, src->data_bytes, seconds > 0 ? (double)src->data_bytes / seconds / 1e6 : 0.0,
-		tl->nmem, cg_strtab_count(tl->strings), strings, reserved, peak_rss());
+		tl->nmem, cg_strtab_count(tl->strings), strings, reserved, peak_rss(), threads, online,
+		cg_cpus_usable());
 }
 
 /* The kept diagnostics as "file:line: message", at most max of them, then
@@ -156,7 +165,7 @@ static int ingest(const cg_command *cmd, const cg_cmd_input *in, const char *pat
 		return cg_error_exit_status(err.code);
 	}
 	if (in->stats)
-		print_stats(*out, cg_now() - start);
+		print_stats(*out, cg_now() - start, in->ingest.threads);
 	if (!in->quiet)
 		print_diagnostics(*out, stderr, 20);
 	return 0;

@@ -18,7 +18,8 @@
 	{"max-string-memory", 0, "SIZE", "fail when the trace's strings need more (default 2GiB)"}, \
 	{"max-records", 0, "N", "fail beyond N records, each about 100 bytes of memory (default: what the memory " \
 				"the process may use holds, at least 1000000; 0: no limit)"}, \
-	{"threads", 0, "N", "parse and analyse on N threads (default: one per core, at most 8; 1: on the calling thread)"}, \
+	{"threads", 0, "N", "parse and analyse on N threads (default: one per CPU the process may use, " \
+				"after its affinity mask and cgroup CPU quota, at most 8; 1: on the calling thread)"}, \
 	{"parser", 0, "NAME", "fast (default: a scanner, cJSON for the rest) or cjson (every line)"}, \
 	{"stack", 0, "HOW", "allocator snapshots: user (default: Python standard-library and PyTorch frames folded away) or full"}, \
 	{"stats", 0, NULL, "print where ingest spent its time and memory to stderr"}
