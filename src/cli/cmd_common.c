@@ -150,14 +150,13 @@ static void print_diagnostics(const cg_timeline *tl, FILE *out, size_t max)
 				 " warnings in all)", name, total - shown, src->bad_lines, src->warnings);
 }
 
-static int ingest(const cg_command *cmd, const cg_cmd_input *in, const char *path, cg_timeline **out)
+static int ingest(const cg_command *cmd, cg_cmd_input *in, const char *path, cg_timeline **out)
 {
-	cg_progress_line progress;
-	cg_progress_line_init(&progress, !in->quiet && isatty(STDERR_FILENO) ? stderr : NULL,
-			 strcmp(path, "-") == 0 ? "<stdin>" : path);
+	cg_progress_line_init(&in->progress, !in->quiet && isatty(STDERR_FILENO) ? stderr : NULL,
+			      strcmp(path, "-") == 0 ? "<stdin>" : path);
 	cg_ingest_options o = in->ingest;
 	o.progress = cg_progress_line_draw;
-	o.progress_ctx = &progress;
+	o.progress_ctx = &in->progress;
 	cg_error err = CG_ERROR_INIT;
 	double start = cg_now();
 	if (cg_ingest(out, path, &o, &err) < 0) {
@@ -184,7 +183,7 @@ int cg_cmd_print(const cg_command *cmd, cg_sink *s)
 	return 0;
 }
 
-int cg_cmd_analyse(const cg_command *cmd, const cg_cmd_input *in, const char *path, cg_timeline **tl,
+int cg_cmd_analyse(const cg_command *cmd, cg_cmd_input *in, const char *path, cg_timeline **tl,
 		   cg_analysis **a)
 {
 	*tl = NULL;
@@ -193,7 +192,12 @@ int cg_cmd_analyse(const cg_command *cmd, const cg_cmd_input *in, const char *pa
 	if (status)
 		return status;
 	cg_error err = CG_ERROR_INIT;
-	if (cg_analysis_run(a, *tl, &in->analysis, &err) < 0) {
+	char what[300];
+	snprintf(what, sizeof what, "analysing %s", in->progress.name); /* escaped */
+	cg_progress_line_stage(&in->progress, what);
+	int rc = cg_analysis_run(a, *tl, &in->analysis, &err);
+	cg_progress_line_end(&in->progress);
+	if (rc < 0) {
 		cg_termtext_line(stderr, "cgmem %s: %s", cmd->name, err.msg);
 		cg_timeline_free(*tl);
 		*tl = NULL;
