@@ -7,6 +7,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cpus.h"
+#include "parallel.h"
 #include "progress.h"
 #include "termtext.h"
 #include "units.h"
@@ -53,6 +55,10 @@ static int ingest_options(const cg_command *cmd, const cg_args *args, cg_ingest_
 		if (end == threads || *end || n == 0 || n > 64)
 			return cg_usage_error(cmd, "--threads: '%s' is not a number from 1 to 64", threads);
 		o->threads = (unsigned)n;
+	} else {
+		/* Beyond 8 the merging thread of ingest sets the pace. */
+		unsigned n = cg_cpu_count();
+		o->threads = n > 8 ? 8 : n;
 	}
 	const char *parser = cg_args_get(cmd, args, "parser");
 	if (parser && strcmp(parser, "cjson") == 0)
@@ -105,16 +111,19 @@ static uint64_t peak_rss(void)
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
 }
 
-static void print_stats(const cg_timeline *tl, double seconds)
+static void print_stats(const cg_timeline *tl, double seconds, unsigned threads)
 {
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	const cg_source *src = &tl->source;
 	size_t strings = cg_strtab_used_bytes(tl->strings) + cg_strtab_used_bytes(tl->shapes);
 	size_t reserved = cg_strtab_bytes(tl->strings) + cg_strtab_bytes(tl->shapes);
 	fprintf(stderr,
 		"stats: ingest %.3f s, %" PRIu64 " lines, %" PRIu64 " bytes read (%.0f MB/s), "
-		"%zu memory records, %u strings in %zu bytes (%zu reserved), peak RSS %" PRIu64 " bytes\n",
+		"%zu memory records, %u strings in %zu bytes (%zu reserved), peak RSS %" PRIu64 " bytes, "
+		"threads %u (CPUs: %ld online, %u usable)\n",
 		seconds, src->lines, src->data_bytes, seconds > 0 ? (double)src->data_bytes / seconds / 1e6 : 0.0,
-		tl->nmem, cg_strtab_count(tl->strings), strings, reserved, peak_rss());
+		tl->nmem, cg_strtab_count(tl->strings), strings, reserved, peak_rss(), threads, online,
+		cg_cpus_usable());
 }
 
 /* The kept diagnostics as "file:line: message", at most max of them, then
@@ -141,14 +150,13 @@ static void print_diagnostics(const cg_timeline *tl, FILE *out, size_t max)
 				 " warnings in all)", name, total - shown, src->bad_lines, src->warnings);
 }
 
-static int ingest(const cg_command *cmd, const cg_cmd_input *in, const char *path, cg_timeline **out)
+static int ingest(const cg_command *cmd, cg_cmd_input *in, const char *path, cg_timeline **out)
 {
-	cg_progress_line progress;
-	cg_progress_line_init(&progress, !in->quiet && isatty(STDERR_FILENO) ? stderr : NULL,
-			 strcmp(path, "-") == 0 ? "<stdin>" : path);
+	cg_progress_line_init(&in->progress, !in->quiet && isatty(STDERR_FILENO) ? stderr : NULL,
+			      strcmp(path, "-") == 0 ? "<stdin>" : path);
 	cg_ingest_options o = in->ingest;
 	o.progress = cg_progress_line_draw;
-	o.progress_ctx = &progress;
+	o.progress_ctx = &in->progress;
 	cg_error err = CG_ERROR_INIT;
 	double start = cg_now();
 	if (cg_ingest(out, path, &o, &err) < 0) {
@@ -156,7 +164,7 @@ static int ingest(const cg_command *cmd, const cg_cmd_input *in, const char *pat
 		return cg_error_exit_status(err.code);
 	}
 	if (in->stats)
-		print_stats(*out, cg_now() - start);
+		print_stats(*out, cg_now() - start, in->ingest.threads);
 	if (!in->quiet)
 		print_diagnostics(*out, stderr, 20);
 	return 0;
@@ -175,7 +183,7 @@ int cg_cmd_print(const cg_command *cmd, cg_sink *s)
 	return 0;
 }
 
-int cg_cmd_analyse(const cg_command *cmd, const cg_cmd_input *in, const char *path, cg_timeline **tl,
+int cg_cmd_analyse(const cg_command *cmd, cg_cmd_input *in, const char *path, cg_timeline **tl,
 		   cg_analysis **a)
 {
 	*tl = NULL;
@@ -184,7 +192,12 @@ int cg_cmd_analyse(const cg_command *cmd, const cg_cmd_input *in, const char *pa
 	if (status)
 		return status;
 	cg_error err = CG_ERROR_INIT;
-	if (cg_analysis_run(a, *tl, &in->analysis, &err) < 0) {
+	char what[300];
+	snprintf(what, sizeof what, "analysing %s", in->progress.name); /* escaped */
+	cg_progress_line_stage(&in->progress, what);
+	int rc = cg_analysis_run(a, *tl, &in->analysis, &err);
+	cg_progress_line_end(&in->progress);
+	if (rc < 0) {
 		cg_termtext_line(stderr, "cgmem %s: %s", cmd->name, err.msg);
 		cg_timeline_free(*tl);
 		*tl = NULL;

@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "args.h"
 #include "ingest.h"
+#include "progress.h"
 #include "sink.h"
 
 /* Options every trace-reading command takes; spliced into their tables. */
@@ -18,7 +19,8 @@
 	{"max-string-memory", 0, "SIZE", "fail when the trace's strings need more (default 2GiB)"}, \
 	{"max-records", 0, "N", "fail beyond N records, each about 100 bytes of memory (default: what the memory " \
 				"the process may use holds, at least 1000000; 0: no limit)"}, \
-	{"threads", 0, "N", "parse and analyse on N threads (default: one per core, at most 8; 1: on the calling thread)"}, \
+	{"threads", 0, "N", "parse and analyse on N threads (default: one per CPU the process may use, " \
+				"after its affinity mask and cgroup CPU quota, at most 8; 1: on the calling thread)"}, \
 	{"parser", 0, "NAME", "fast (default: a scanner, cJSON for the rest) or cjson (every line)"}, \
 	{"stack", 0, "HOW", "allocator snapshots: user (default: Python standard-library and PyTorch frames folded away) or full"}, \
 	{"stats", 0, NULL, "print where ingest spent its time and memory to stderr"}
@@ -32,6 +34,7 @@ typedef struct cg_cmd_input {
 	cg_analysis_options analysis;
 	bool quiet; /* --quiet: errors only */
 	bool stats; /* --stats: ingest time, throughput and memory on stderr */
+	cg_progress_line progress; /* of the last file read, for the stages after it */
 } cg_cmd_input;
 
 /* Fills in from the options of CG_INGEST_OPTS and CG_TOP_OPT (a command
@@ -39,12 +42,14 @@ typedef struct cg_cmd_input {
  * CG_EXIT_USAGE on a bad value, else 0. */
 int cg_cmd_input_options(const cg_command *cmd, const cg_args *args, cg_cmd_input *in);
 
-/* Reads path and analyses it: progress on a terminal, then the
- * diagnostics (unless quiet) and the stats (with --stats) on stderr. On
+/* Reads path and analyses it: progress on a terminal (reading, then
+ * "analysing NAME", erased when done; in->progress is left for the
+ * command's own stages), the diagnostics (unless quiet) and the stats
+ * (with --stats) on stderr. On
  * success *tl and *a are the caller's (cg_analysis_free, then
  * cg_timeline_free). On failure prints "cgmem CMD: message" and returns
  * the exit status; whatever was built is freed and set to NULL. */
-int cg_cmd_analyse(const cg_command *cmd, const cg_cmd_input *in, const char *path, cg_timeline **tl,
+int cg_cmd_analyse(const cg_command *cmd, cg_cmd_input *in, const char *path, cg_timeline **tl,
 		   cg_analysis **a);
 
 /* Writes what a renderer wrote into the memory sink s to standard output

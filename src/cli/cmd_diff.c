@@ -99,6 +99,7 @@ static int run_diff(const cg_command *cmd, const cg_args *args)
 	if (status == 0) {
 		cg_error err = CG_ERROR_INIT;
 		cg_outdir *od = NULL;
+		cg_progress_line_stage(&in.progress, "comparing the runs and writing the folder");
 		int rc = cg_diff_view_new(&v, a[0], a[1], mode, in.analysis.top_n, &err);
 		if (rc == 0)
 			rc = cg_outdir_begin(&od, dir, cg_args_flag(cmd, args, "force"), &err);
@@ -109,6 +110,7 @@ static int run_diff(const cg_command *cmd, const cg_args *args)
 			else
 				rc = cg_outdir_commit(od, &err);
 		}
+		cg_progress_line_end(&in.progress);
 		if (rc < 0) {
 			cg_termtext_line(stderr, "cgmem diff: %s", err.msg);
 			status = cg_error_exit_status(rc);

@@ -100,21 +100,29 @@ static int chart_options(const cg_command *cmd, const cg_args *args, cg_charts_o
 	return 0;
 }
 
-/* Writes every output file into the temporary folder. */
-static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_options *ro, cg_error *err)
+/* Writes every output file into the temporary folder, saying which on
+ * the progress line. */
+static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_options *ro, cg_progress_line *p,
+			 cg_error *err)
 {
 	char *path;
+	cg_progress_line_stage(p, "writing summary.json");
 	int rc = cg_outdir_file(od, "summary.json", &path, err);
 	if (rc == 0)
 		rc = cg_summary_json_save(path, a, err);
 	cg_free(path);
 	cg_chart_list charts = {0};
-	if (rc == 0)
+	if (rc == 0) {
+		cg_progress_line_stage(p, "drawing the charts");
 		rc = cg_charts_write(od, a, &ro->charts, &charts, err);
-	if (rc == 0)
+	}
+	if (rc == 0) {
+		cg_progress_line_stage(p, ro->html ? "writing report.md and report.html" : "writing report.md");
 		rc = cg_report_write(od, a, &charts, ro->html, err);
+	}
 	cg_chart_list_free(&charts);
 	if (rc == 0 && ro->trace_name) {
+		cg_progress_line_stage(p, "writing the Chrome trace");
 		rc = cg_outdir_file(od, ro->trace_name, &path, err);
 		if (rc == 0)
 			rc = cg_chrome_trace_save(path, a, &ro->chrome, err);
@@ -209,12 +217,13 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 	cg_outdir *od = NULL;
 	int rc = cg_outdir_begin(&od, dir, cg_args_flag(cmd, args, "force"), &err);
 	if (rc == 0) {
-		rc = write_outputs(od, a, &ro, &err);
+		rc = write_outputs(od, a, &ro, &in.progress, &err);
 		if (rc < 0)
 			cg_outdir_abort(od);
 		else
 			rc = cg_outdir_commit(od, &err);
 	}
+	cg_progress_line_end(&in.progress);
 	if (rc < 0) {
 		cg_termtext_line(stderr, "cgmem report: %s", err.msg);
 		status = cg_error_exit_status(rc);

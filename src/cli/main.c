@@ -34,12 +34,61 @@ static void main_help(FILE *out)
 		     "be read or written; 2 wrong usage; 3 cgmem check found a limit exceeded.\n");
 }
 
+/* The options before a command. */
+static const cg_opt top_opts[] = {
+	{"help", 'h', NULL, "show this help"},
+	{"version", 'V', NULL, "show the version"},
+	CG_OPT_END,
+};
+
 static const cg_command *find_command(const char *name)
 {
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (strcmp(commands[i]->name, name) == 0)
 			return commands[i];
 	return NULL;
+}
+
+/* "; did you mean 'report'?" for a mistyped command, or "". */
+static void suggest_command(char *buf, size_t size, const char *name)
+{
+	const char *names[NCOMMANDS + 1];
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		names[i] = commands[i]->name;
+	names[NCOMMANDS] = "help";
+	cg_args_suggest(buf, size, name, strlen(name), names, NCOMMANDS + 1, "");
+}
+
+/* cgmem -h, --help, -V, --version, or a prefix: --vers. Returns the exit
+ * status. */
+static int top_option(const char *a)
+{
+	int k = -1;
+	cg_error err = CG_ERROR_INIT;
+	if (a[1] == '-') {
+		const char *eq = strchr(a + 2, '=');
+		size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+		k = cg_opt_lookup(top_opts, a + 2, len, &err);
+		if (k >= 0 && eq)
+			k = cg_error_set(&err, CG_EUSAGE, "option --%s takes no value", top_opts[k].name);
+	} else {
+		for (int i = 0; top_opts[i].name && k < 0; i++)
+			if (a[1] == top_opts[i].short_name && a[2] == '\0')
+				k = i;
+		if (k < 0)
+			k = cg_error_set(&err, CG_EUSAGE, "unknown option %s", a);
+	}
+	if (k < 0) {
+		cg_termtext_line(stderr, "cgmem: %s", err.msg);
+		fprintf(stderr, "Try 'cgmem --help'.\n");
+		return CG_EXIT_USAGE;
+	}
+	if (strcmp(top_opts[k].name, "help") == 0) {
+		main_help(stdout);
+		return CG_EXIT_OK;
+	}
+	printf("cgmem %s\n", CGMEM_VERSION);
+	return CG_EXIT_OK;
 }
 
 static int run_command(const cg_command *cmd, int argc, char **argv)
@@ -58,6 +107,11 @@ static int run_command(const cg_command *cmd, int argc, char **argv)
 		cg_args_free(&args);
 		return cg_usage_error(cmd, "%s", err.msg);
 	}
+	if (args.help) { /* in a cluster or as a prefix: -qh, --he */
+		cg_args_free(&args);
+		cg_command_help(cmd, stdout);
+		return CG_EXIT_OK;
+	}
 	int status = cmd->run(cmd, &args);
 	cg_args_free(&args);
 	return status;
@@ -70,14 +124,9 @@ static int run(int argc, char **argv)
 		return CG_EXIT_USAGE;
 	}
 	const char *first = argv[1];
-	if (strcmp(first, "-h") == 0 || strcmp(first, "--help") == 0) {
-		main_help(stdout);
-		return CG_EXIT_OK;
-	}
-	if (strcmp(first, "-V") == 0 || strcmp(first, "--version") == 0) {
-		printf("cgmem %s\n", CGMEM_VERSION);
-		return CG_EXIT_OK;
-	}
+	if (first[0] == '-' && first[1] != '\0')
+		return top_option(first);
+	char hint[128];
 	if (strcmp(first, "help") == 0) {
 		if (argc < 3) {
 			main_help(stdout);
@@ -85,7 +134,9 @@ static int run(int argc, char **argv)
 		}
 		const cg_command *cmd = find_command(argv[2]);
 		if (!cmd) {
-			cg_termtext_line(stderr, "cgmem: no command named '%s'; see 'cgmem --help'", argv[2]);
+			suggest_command(hint, sizeof hint, argv[2]);
+			cg_termtext_line(stderr, "cgmem: no command named '%s'%s", argv[2],
+					 *hint ? hint : "; see 'cgmem --help'");
 			return CG_EXIT_USAGE;
 		}
 		cg_command_help(cmd, stdout);
@@ -93,7 +144,8 @@ static int run(int argc, char **argv)
 	}
 	const cg_command *cmd = find_command(first);
 	if (!cmd) {
-		cg_termtext_line(stderr, "cgmem: '%s' is not a command; see 'cgmem --help'", first);
+		suggest_command(hint, sizeof hint, first);
+		cg_termtext_line(stderr, "cgmem: '%s' is not a command%s", first, *hint ? hint : "; see 'cgmem --help'");
 		return CG_EXIT_USAGE;
 	}
 	return run_command(cmd, argc - 2, argv + 2);

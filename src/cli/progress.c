@@ -45,7 +45,21 @@ void cg_progress_line_draw(void *ctx, uint64_t bytes_read, uint64_t file_bytes, 
 		draw(p, bytes_read, file_bytes);
 		return;
 	}
-	if (p->shown) {
+	cg_progress_line_end(p);
+}
+
+void cg_progress_line_stage(cg_progress_line *p, const char *what)
+{
+	if (!p->out)
+		return;
+	fprintf(p->out, "\r\033[K%s...", what);
+	fflush(p->out);
+	p->shown = true;
+}
+
+void cg_progress_line_end(cg_progress_line *p)
+{
+	if (p->out && p->shown) {
 		fprintf(p->out, "\r\033[K");
 		fflush(p->out);
 	}

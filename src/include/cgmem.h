@@ -97,7 +97,7 @@ typedef struct cg_ingest_options {
 	void *progress_ctx;	 /* handed to progress */
 	size_t max_line_bytes;	 /* longer lines are bad lines (64 MiB) */
 	size_t max_string_bytes; /* interned string memory; exceeding it is fatal (2 GiB) */
-	unsigned threads;	 /* parse threads; 0: one per core (at most 8); 1: no threads at all */
+	unsigned threads;	 /* parse threads; 0: one per usable CPU (at most 8); 1: no threads at all */
 	size_t block_bytes;	 /* lines are read and parsed in blocks this big; 0: 4 MiB */
 	bool cjson_only;	 /* every line through cJSON, no fast scanner (to measure it) */
 	bool stack_full;	 /* allocator snapshots: keep Python standard-library and PyTorch frames */
@@ -128,7 +128,7 @@ CG_API void cg_timeline_free(cg_timeline *tl);
 
 typedef struct cg_analysis_options {
 	unsigned top_n;	  /* allocations listed at the peak and at the end, leak groups, ... (20) */
-	unsigned threads; /* for the passes that run in parallel; 0: one per core; 1: no threads */
+	unsigned threads; /* for the passes that run in parallel; 0: one per usable CPU; 1: no threads */
 } cg_analysis_options;
 
 #define CG_ANALYSIS_OPTIONS_INIT {20, 0}

@@ -8,6 +8,7 @@
 #include "finalize.h"
 #include "ingest_par.h"
 #include "jsonl_block.h"
+#include "parallel.h"
 #include "xalloc.h"
 
 static void describe_source(cg_timeline *tl, const char *path, const cg_reader *r)
@@ -25,8 +26,8 @@ static unsigned thread_count(const cg_ingest_options *o)
 		return o->threads;
 	/* Beyond a few parse threads the merging thread sets the pace, and each
 	 * thread keeps two 4 MiB blocks in flight. */
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+	unsigned n = cg_cpu_count();
+	return n > 8 ? 8 : n;
 }
 
 static int read_serially(cg_jsonl_ctx *in, cg_reader *r, cg_error *err)

@@ -1,14 +1,15 @@
 #include "parallel.h"
 
 #include <stdatomic.h>
-#include <unistd.h>
+
+#include "cpus.h"
 
 #define MAX_THREADS 64
 
 unsigned cg_cpu_count(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
+	unsigned n = cg_cpus_usable();
+	return n > MAX_THREADS ? MAX_THREADS : n;
 }
 
 typedef struct loop {

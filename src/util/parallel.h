@@ -1,6 +1,6 @@
 /* Independent jobs on threads, for the passes after ingest:
  *
- *     cg_parallel_for(n, 0, fn, ctx);     // fn(ctx, i) for every i < n, on all cores
+ *     cg_parallel_for(n, 0, fn, ctx);     // fn(ctx, i) for every i < n, on every usable CPU
  *
  *     cg_task t;
  *     cg_task_start(&t, fn, arg);         // fn(arg) beside the caller
@@ -17,11 +17,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Cores online, at least 1. */
+/* The CPUs this process may use (cpus.h: online, affinity mask, cgroup
+ * quota), at least 1 and at most 64. */
 unsigned cg_cpu_count(void);
 
 /* Runs fn(ctx, i) for i in [0, n) on up to threads threads (0: one per
- * core), the caller's among them; returns when every job is done. */
+ * CPU the process may use), the caller's among them; returns when every
+ * job is done. */
 void cg_parallel_for(size_t n, unsigned threads, void (*fn)(void *ctx, size_t i), void *ctx);
 
 typedef struct cg_task {

@@ -90,6 +90,38 @@ static void a_line_never_drawn_is_not_erased(void **state)
 	fclose(f);
 }
 
+/* After reading, each stage is drawn at once in place of the line before
+ * (no quarter-second wait: there are only a few), and erased at the end. */
+static void stages_after_reading_replace_the_line_and_are_erased(void **state)
+{
+	FILE *f = tmpfile();
+	cg_progress_line p;
+	cg_progress_line_init(&p, f, "run.jsonl");
+	cg_progress_line_draw(&p, 10, 10, true); /* a small file: never drawn */
+	cg_progress_line_stage(&p, "analysing run.jsonl");
+	assert_string_equal(contents(f), "\r\033[Kanalysing run.jsonl...");
+	assert_true(p.shown);
+	cg_progress_line_stage(&p, "drawing the charts");
+	assert_string_equal(contents(f), "\r\033[Kanalysing run.jsonl...\r\033[Kdrawing the charts...");
+	cg_progress_line_end(&p);
+	assert_string_equal(contents(f), "\r\033[Kanalysing run.jsonl...\r\033[Kdrawing the charts...\r\033[K");
+	assert_false(p.shown);
+	cg_progress_line_end(&p); /* nothing shown: nothing erased */
+	assert_string_equal(contents(f), "\r\033[Kanalysing run.jsonl...\r\033[Kdrawing the charts...\r\033[K");
+	fclose(f);
+}
+
+/* Off a terminal, or with --quiet, the display is silent: stages too. */
+static void a_silent_line_shows_no_stage(void **state)
+{
+	cg_progress_line p;
+	cg_progress_line_init(&p, NULL, "x.jsonl");
+	cg_progress_line_stage(&p, "analysing x.jsonl");
+	assert_false(p.shown);
+	cg_progress_line_end(&p);
+	assert_false(p.shown);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -98,6 +130,8 @@ int main(void)
 		cmocka_unit_test(a_pipe_of_unknown_size_shows_bytes_only),
 		cmocka_unit_test(the_file_name_is_escaped_for_the_terminal),
 		cmocka_unit_test(a_line_never_drawn_is_not_erased),
+		cmocka_unit_test(stages_after_reading_replace_the_line_and_are_erased),
+		cmocka_unit_test(a_silent_line_shows_no_stage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
