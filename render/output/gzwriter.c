@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "parallel.h"
 #include "xalloc.h"
 
 #define DICT ((size_t)32 << 10) /* deflate's window */
@@ -184,8 +185,9 @@ cg_gzwriter *cg_gzwriter_new(int fd, int level, unsigned threads)
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_cond_init(&g->changed, NULL);
 	if (threads == 0) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = cores > 1 ? (unsigned)cores : 0;
+		/* the CPUs this process may use (affinity, cgroup quota) */
+		unsigned cores = cg_cpu_count();
+		threads = cores > 1 ? cores : 0;
 	}
 	if (threads > MAX_WORKERS)
 		threads = MAX_WORKERS;
