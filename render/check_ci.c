@@ -30,11 +30,11 @@ static void put(cg_sink *out, void (*escape)(cg_sink *, const char *, size_t), c
 	cg_free(t);
 }
 
-/* A body is terminal-escaped already (its device name is); what is left
- * is the format's escaping. */
-static void put_escaped(cg_sink *out, void (*escape)(cg_sink *, const char *, size_t), const char *s)
+/* A body is escaped for a terminal already (its device name is): what is
+ * left is the format's escaping. */
+static void put_body(cg_sink *out, void (*escape)(cg_sink *, const char *, size_t), const char *body)
 {
-	escape(out, s, strlen(s));
+	escape(out, body, strlen(body));
 }
 
 void cg_check_github_write(cg_sink *out, const cg_check_result *r, const cg_check_limits *l, const char *file)
@@ -63,7 +63,7 @@ void cg_check_github_write(cg_sink *out, const cg_check_result *r, const cg_chec
 		cg_sink_printf(out, "cgmem check %s ", cg_check_kind_name((cg_check_kind)v->kind));
 		put(out, cg_escape_github_property, v->device);
 		cg_sink_puts(out, "::");
-		put_escaped(out, cg_escape_github_data, body);
+		put_body(out, cg_escape_github_data, body);
 		cg_sink_putc(out, '\n');
 		cg_free(body);
 	}
@@ -96,19 +96,19 @@ static void testcase(cg_sink *out, const cg_check_verdict *v, const cg_check_lim
 		cg_sink_puts(out, "      <failure");
 		attr(out, "type", cg_check_kind_name((cg_check_kind)v->kind));
 		cg_sink_puts(out, " message=\"");
-		put_escaped(out, cg_escape_html, body);
+		put_body(out, cg_escape_html, body);
 		cg_sink_puts(out, "\">");
-		put_escaped(out, cg_escape_html, body);
+		put_body(out, cg_escape_html, body);
 		cg_sink_puts(out, "</failure>\n");
 		break;
 	case CG_CHECK_NOT_APPLICABLE:
 		cg_sink_puts(out, "      <skipped message=\"");
-		put_escaped(out, cg_escape_html, body);
+		put_body(out, cg_escape_html, body);
 		cg_sink_puts(out, "\"/>\n");
 		break;
 	case CG_CHECK_HOLDS:
 		cg_sink_puts(out, "      <system-out>");
-		put_escaped(out, cg_escape_html, body);
+		put_body(out, cg_escape_html, body);
 		cg_sink_puts(out, "</system-out>\n");
 		break;
 	}
