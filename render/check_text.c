@@ -31,12 +31,12 @@ static char *fmt_size(char *buf, size_t size, uint64_t v)
 	return buf;
 }
 
-/* One verdict as a line; device is the device's name escaped for a
- * terminal, so that a name cannot rewrite the line (termtext.h). */
-static void put_verdict(cg_sink *out, const cg_check_verdict *v, const char *device, const cg_check_limits *l)
+/* One verdict's line after its word; device is the device's name escaped
+ * for a terminal, so that a name cannot rewrite the line (termtext.h). */
+static void put_body(cg_sink *out, const cg_check_verdict *v, const char *device, const cg_check_limits *l)
 {
 	char measured[160], limit[96], t[32], b1[32], b2[32];
-	const char *cmp = v->ok ? "<=" : ">", *note = "";
+	const char *cmp = v->ok ? "<=" : ">", *note = "", *name = cg_check_kind_name((cg_check_kind)v->kind);
 	switch ((cg_check_kind)v->kind) {
 	case CG_CHECK_PEAK:
 		fmt_size(measured, sizeof measured, v->bytes);
@@ -49,13 +49,10 @@ static void put_verdict(cg_sink *out, const cg_check_verdict *v, const char *dev
 	case CG_CHECK_FRAGMENTATION:
 		snprintf(limit, sizeof limit, "%.6g", l->max_fragmentation);
 		if (!v->measured) {
-			cg_sink_printf(out, "FAIL  max-fragmentation %s: unknown, limit %s (no checkpoint records reserved "
-				       "bytes and the allocator replay is not available)\n", device, limit);
-			return;
-		}
-		if (v->source == CG_FRAG_NOT_APPLICABLE) {
-			cg_sink_printf(out, "ok    max-fragmentation %s: not applicable, limit %s (a CPU has no caching "
-				       "allocator and no checkpoint records reserved bytes)\n", device, limit);
+			/* the same rule as JSON's (check.h): not applicable holds, unknown fails */
+			cg_sink_printf(out, "%s %s: %s, limit %s (%s)", name, device,
+				       cg_check_outcome_of(v) == CG_CHECK_NOT_APPLICABLE ? "not applicable" : "unknown",
+				       limit, cg_check_reason(v));
 			return;
 		}
 		snprintf(measured, sizeof measured, "%.6g", v->value);
@@ -77,15 +74,24 @@ static void put_verdict(cg_sink *out, const cg_check_verdict *v, const char *dev
 	case CG_CHECK_KIND_COUNT:
 		return;
 	}
-	cg_sink_printf(out, "%-4s  %s %s: %s %s %s%s\n", v->ok ? "ok" : "FAIL",
-		       cg_check_kind_name((cg_check_kind)v->kind), device, measured, cmp, limit, note);
+	cg_sink_printf(out, "%s %s: %s %s %s%s", name, device, measured, cmp, limit, note);
+}
+
+void cg_check_text_body(cg_sink *out, const cg_check_verdict *v, const cg_check_limits *l)
+{
+	char *device = cg_termtext_dup(v->device);
+	put_body(out, v, device, l);
+	cg_free(device);
 }
 
 void cg_check_text_write(cg_sink *out, const cg_check_result *r, const cg_check_limits *l)
 {
 	for (size_t i = 0; i < r->n; i++) {
-		char *device = cg_termtext_dup(r->verdicts[i].device);
-		put_verdict(out, &r->verdicts[i], device, l);
-		cg_free(device);
+		const cg_check_verdict *v = &r->verdicts[i];
+		if (v->kind >= CG_CHECK_KIND_COUNT)
+			continue;
+		cg_sink_printf(out, "%-4s  ", cg_check_outcome_word(cg_check_outcome_of(v)));
+		cg_check_text_body(out, v, l);
+		cg_sink_putc(out, '\n');
 	}
 }

@@ -12,6 +12,30 @@ const char *cg_check_kind_name(cg_check_kind k)
 	return k < CG_CHECK_KIND_COUNT ? names[k] : "?";
 }
 
+cg_check_outcome cg_check_outcome_of(const cg_check_verdict *v)
+{
+	if (!v->ok)
+		return CG_CHECK_FAILS;
+	return v->measured ? CG_CHECK_HOLDS : CG_CHECK_NOT_APPLICABLE;
+}
+
+const char *cg_check_outcome_word(cg_check_outcome o)
+{
+	static const char *const words[] = {"ok", "FAIL", "n/a"};
+	return (unsigned)o < sizeof words / sizeof words[0] ? words[o] : "?";
+}
+
+const char *cg_check_reason(const cg_check_verdict *v)
+{
+	if (v->measured)
+		return NULL;
+	if (v->kind != CG_CHECK_FRAGMENTATION)
+		return "not measured"; /* only fragmentation can be unknown today */
+	if (v->source == CG_FRAG_NOT_APPLICABLE)
+		return "a CPU has no caching allocator and no checkpoint records reserved bytes";
+	return "no checkpoint records reserved bytes and the allocator replay is not available";
+}
+
 static bool same_name(const cg_timeline *tl, uint32_t d, const char *name, size_t len)
 {
 	cg_str s = tl->devices[d].name;

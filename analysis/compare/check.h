@@ -21,7 +21,9 @@
  * - growth: (peak - baseline's peak) / baseline's peak in percent, the
  *   devices matched by name; from a baseline without the device, or whose
  *   peak is 0, any growth is unbounded.
- * A figure that cannot be measured fails its limit. */
+ * A figure that cannot be measured fails its limit; one that does not apply
+ * (a CPU's fragmentation) holds, and every output says "n/a" with the
+ * reason (cg_check_outcome_of). */
 #ifndef CG_CHECK_H
 #define CG_CHECK_H
 
@@ -86,6 +88,23 @@ typedef struct cg_check_result {
 int cg_check_run(cg_check_result **out, const cg_analysis *a, const cg_analysis *baseline,
 		 const cg_check_limits *l, cg_error *err);
 void cg_check_free(cg_check_result *r);
+
+/* What a verdict says, one rule for every output (text, JSON, CI formats),
+ * so that they cannot disagree: FAIL when the limit fails (an unknown
+ * figure included), n/a when it holds without a figure (does not apply),
+ * else ok. */
+typedef enum cg_check_outcome {
+	CG_CHECK_HOLDS,
+	CG_CHECK_FAILS,
+	CG_CHECK_NOT_APPLICABLE,
+} cg_check_outcome;
+
+cg_check_outcome cg_check_outcome_of(const cg_check_verdict *v);
+/* "ok", "FAIL", "n/a": the word a text line starts with. */
+const char *cg_check_outcome_word(cg_check_outcome o);
+/* Why v has no figure ("a CPU has no caching allocator and no checkpoint
+ * records reserved bytes"), or NULL when it has one. */
+const char *cg_check_reason(const cg_check_verdict *v);
 
 /* "max-peak", "max-fragmentation", "max-leaked", "max-growth": the option
  * that sets the limit. */

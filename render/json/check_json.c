@@ -18,6 +18,10 @@ void cg_check_json_write(cg_sink *s, const cg_check_result *r, const cg_check_li
 		cg_jw_null(&w);
 	cg_jw_kv_bool(&w, "ok", r->failed == 0);
 	cg_jw_kv_u64(&w, "failed", r->failed);
+	size_t not_applicable = 0;
+	for (size_t i = 0; i < r->n; i++)
+		not_applicable += cg_check_outcome_of(&r->verdicts[i]) == CG_CHECK_NOT_APPLICABLE;
+	cg_jw_kv_u64(&w, "not_applicable", not_applicable);
 	cg_jw_key(&w, "limits");
 	cg_jw_array(&w);
 	for (size_t i = 0; i < r->n; i++) {
@@ -26,6 +30,14 @@ void cg_check_json_write(cg_sink *s, const cg_check_result *r, const cg_check_li
 		cg_jw_kv_string(&w, "limit", cg_check_kind_name((cg_check_kind)v->kind));
 		cg_jw_kv_string(&w, "device", v->device);
 		cg_jw_kv_bool(&w, "ok", v->ok);
+		/* the word of the text line, by the same rule (check.h) */
+		cg_jw_kv_string(&w, "verdict", cg_check_outcome_word(cg_check_outcome_of(v)));
+		const char *reason = cg_check_reason(v);
+		cg_jw_key(&w, "reason");
+		if (reason)
+			cg_jw_string(&w, reason);
+		else
+			cg_jw_null(&w);
 		switch ((cg_check_kind)v->kind) {
 		case CG_CHECK_PEAK:
 		case CG_CHECK_LEAKED:

@@ -96,6 +96,9 @@ void cg_escape_html(cg_sink *out, const char *str, size_t n)
 				if (len == 0) {
 					esc = replacement;
 					len = 1;
+				} else if (c == 0xef && s[i + 1] == 0xbf && s[i + 2] >= 0xbe) {
+					/* U+FFFE, U+FFFF: not XML characters (XML 1.0, 2.2) */
+					esc = replacement;
 				}
 			}
 		}
@@ -139,4 +142,37 @@ void cg_escape_markdown(cg_sink *out, const char *str, size_t n)
 		}
 		i += len;
 	}
+}
+
+/* GitHub's toolkit (@actions/core, command.ts: escapeData, escapeProperty). */
+static void github(cg_sink *out, const char *s, size_t n, bool property)
+{
+	size_t run = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *esc = NULL;
+		switch (s[i]) {
+		case '%': esc = "%25"; break;
+		case '\r': esc = "%0D"; break;
+		case '\n': esc = "%0A"; break;
+		case ':': esc = property ? "%3A" : NULL; break;
+		case ',': esc = property ? "%2C" : NULL; break;
+		default: break;
+		}
+		if (esc) {
+			cg_sink_write(out, s + run, i - run);
+			cg_sink_puts(out, esc);
+			run = i + 1;
+		}
+	}
+	cg_sink_write(out, s + run, n - run);
+}
+
+void cg_escape_github_data(cg_sink *out, const char *s, size_t n)
+{
+	github(out, s, n, false);
+}
+
+void cg_escape_github_property(cg_sink *out, const char *s, size_t n)
+{
+	github(out, s, n, true);
 }

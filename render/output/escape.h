@@ -11,10 +11,17 @@
  * valid UTF-8 become U+FFFD, so the output is always valid JSON. */
 void cg_escape_json(cg_sink *out, const char *s, size_t n);
 /* Writes s as HTML/XML text or attribute content (& < > " ' escaped,
- * control characters dropped, invalid UTF-8 replaced). */
+ * control characters dropped, invalid UTF-8 and the noncharacters U+FFFE
+ * and U+FFFF, which XML does not allow, replaced). */
 void cg_escape_html(cg_sink *out, const char *s, size_t n);
 /* Writes s for a Markdown table cell or text: | ` * _ [ ] < > escaped,
  * newlines as spaces. */
 void cg_escape_markdown(cg_sink *out, const char *s, size_t n);
+/* Writes s as the message of a GitHub Actions workflow command (after the
+ * second "::"): % CR LF as %25 %0D %0A, which the runner decodes. */
+void cg_escape_github_data(cg_sink *out, const char *s, size_t n);
+/* Writes s as a property value of a workflow command (file=, title=): as
+ * the message, and : , as %3A %2C, which would end the value. */
+void cg_escape_github_property(cg_sink *out, const char *s, size_t n);
 
 #endif

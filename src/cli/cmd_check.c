@@ -1,7 +1,8 @@
 /* cgmem check: limits on a run for continuous integration. One line per
- * limit and device ("ok" or "FAIL", the measured value, the limit), or
- * with --json the verdicts as JSON; exit 0 when every limit holds, 3 when
- * one fails, 1 on bad input, 2 on wrong usage. */
+ * limit and device ("ok", "FAIL" or "n/a", the measured value, the limit),
+ * or with --format the verdicts as JSON, GitHub workflow commands or JUnit
+ * XML; exit 0 when every limit holds (or does not apply), 3 when one
+ * fails, 1 on bad input, 2 on wrong usage. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "analysis.h"
 #include "check.h"
+#include "check_ci.h"
 #include "check_json.h"
 #include "check_text.h"
 #include "cmd_common.h"
@@ -22,7 +24,8 @@ static const cg_opt check_opts[] = {
 	{"max-leaked", 0, "SIZE", "fail when the bytes leaked at the end (below) exceed SIZE"},
 	{"baseline", 0, "FILE", "the earlier run --max-growth compares with"},
 	{"max-growth", 0, "PERCENT", "fail when a device's peak grew more than PERCENT over the baseline's"},
-	{"json", 0, NULL, "print the verdicts as JSON (schema cgmem/check/1)"},
+	{"format", 0, "FMT", "text (default), json (cgmem/check/1), github or junit"},
+	{"json", 0, NULL, "the same as --format json"},
 	CG_INGEST_OPTS,
 	CG_OPT_END,
 };
@@ -107,18 +110,51 @@ static int parse_limits(const cg_command *cmd, const cg_args *args, cg_check_lim
 	return 0;
 }
 
-static int print_verdicts(const cg_command *cmd, const cg_args *args, const cg_check_result *r,
+typedef enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_GITHUB, FORMAT_JUNIT } format;
+
+/* --format, or --json; a usage error when they disagree. */
+static int parse_format(const cg_command *cmd, const cg_args *args, format *f)
+{
+	static const char *const names[] = {"text", "json", "github", "junit"};
+	const char *v = cg_args_get(cmd, args, "format");
+	bool json = cg_args_flag(cmd, args, "json");
+	*f = json ? FORMAT_JSON : FORMAT_TEXT;
+	if (!v)
+		return 0;
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+		if (strcmp(v, names[k]) == 0) {
+			if (json && k != FORMAT_JSON)
+				return cg_usage_error(cmd, "--json and --format %s disagree: give one", v);
+			*f = (format)k;
+			return 0;
+		}
+	}
+	return cg_usage_error(cmd, "--format: '%s' is not text, json, github or junit", v);
+}
+
+static int print_verdicts(const cg_command *cmd, const cg_args *args, format f, const cg_check_result *r,
 			  const cg_check_limits *l)
 {
 	cg_sink *s = cg_sink_memory();
-	if (cg_args_flag(cmd, args, "json")) {
-		cg_check_json_write(s, r, l, args->operands[0], cg_args_get(cmd, args, "baseline"));
+	const char *file = args->operands[0], *baseline = cg_args_get(cmd, args, "baseline");
+	switch (f) {
+	case FORMAT_JSON: {
+		cg_check_json_write(s, r, l, file, baseline);
 		size_t len;
 		const char *json = cg_sink_data(s, &len);
 		if (len == 0 || json[len - 1] != '\n')
 			cg_sink_putc(s, '\n');
-	} else {
+		break;
+	}
+	case FORMAT_GITHUB:
+		cg_check_github_write(s, r, l, file);
+		break;
+	case FORMAT_JUNIT:
+		cg_check_junit_write(s, r, l, file, baseline);
+		break;
+	case FORMAT_TEXT:
 		cg_check_text_write(s, r, l);
+		break;
 	}
 	int status = cg_cmd_print(cmd, s);
 	if (status)
@@ -132,9 +168,12 @@ static int run_check(const cg_command *cmd, const cg_args *args)
 		return cg_usage_error(cmd, args->noperands ? "give exactly one trace file" : "no trace file given");
 	cg_check_limits l = CG_CHECK_LIMITS_INIT;
 	cg_cmd_input in;
+	format f;
 	int status = cg_cmd_input_options(cmd, args, &in);
 	if (status == 0)
 		status = parse_limits(cmd, args, &l);
+	if (status == 0)
+		status = parse_format(cmd, args, &f);
 	if (status)
 		return status;
 	cg_timeline *tl[2] = {NULL, NULL};
@@ -148,7 +187,7 @@ static int run_check(const cg_command *cmd, const cg_args *args)
 		if (cg_check_run(&r, a[0], a[1], &l, &err) < 0)
 			status = err.code == CG_EUSAGE ? cg_usage_error(cmd, "%s", err.msg) : cg_error_exit_status(err.code);
 		else
-			status = print_verdicts(cmd, args, r, &l);
+			status = print_verdicts(cmd, args, f, r, &l);
 	}
 	cg_check_free(r);
 	for (int s = 0; s < 2; s++) {
@@ -163,13 +202,17 @@ const cg_command cg_cmd_check = {
 	"FILE",
 	"check a run against memory limits, for CI (exit 3 when one is exceeded)",
 	"Each limit is judged per device (every device, or --device D only) and\n"
-	"printed on one line: ok or FAIL, the limit, the device, the measured value\n"
-	"and the limit's value. --json prints the same verdicts as JSON.\n"
+	"printed on one line: ok, FAIL or n/a, the limit, the device, the measured\n"
+	"value and the limit's value (for n/a, why the limit does not apply).\n"
+	"--format json prints the same verdicts as JSON (--json too); github as\n"
+	"GitHub Actions workflow commands (::error for a FAIL, ::notice for an n/a,\n"
+	"the text line for an ok); junit as a JUnit XML report (a test case per\n"
+	"limit and device, <failure> for a FAIL, <skipped> for an n/a).\n"
 	"  --max-peak            the device's peak of live bytes\n"
 	"  --max-fragmentation   the largest (reserved - live) / reserved at a device\n"
 	"                        checkpoint; without checkpoints that record reserved\n"
 	"                        bytes, the allocator replay's estimate at the peak\n"
-	"                        (on a CPU, which has no caching allocator: not applicable)\n"
+	"                        (on a CPU, which has no caching allocator: n/a, holds)\n"
 	"  --max-leaked          bytes live at the end outside parameters, optimizer\n"
 	"                        state and memory from before profiling\n"
 	"  --max-growth          (peak - baseline peak) / baseline peak, devices matched\n"

@@ -2,8 +2,8 @@
  * verdict, "ok" or "FAIL", the limit's option, the device, the measured
  * value and the limit; sizes as "15.44 MiB (16,190,672 B)"; the line for
  * a fragmentation that is unknown; growth with and without the device in
- * the baseline. (A CPU's not-applicable fragmentation is printed as FAIL
- * unknown today: the check issue fixes that, with its test.) */
+ * the baseline; a CPU's fragmentation, which does not apply: "n/a" with
+ * the reason, as the JSON's verdict (cg_check_outcome_of). */
 #include "tlbuild.h"
 
 #include <string.h>
@@ -76,6 +76,45 @@ static void fragmentation_says_where_it_was_measured_or_why_not(void **state)
 			       "FAIL  max-fragmentation cuda:2: unknown, limit 0.3 (no checkpoint records reserved bytes "
 			       "and the allocator replay is not available)\n");
 	free(t);
+}
+
+/* The bug of issue 19: a CPU's fragmentation (not applicable, holds) was
+ * printed "FAIL ... unknown" while the JSON said ok and the exit was 0. */
+static void a_limit_that_does_not_apply_is_na_with_its_reason(void **state)
+{
+	cg_check_limits l = CG_CHECK_LIMITS_INIT;
+	l.fragmentation = true;
+	l.max_fragmentation = 0.3;
+	cg_check_verdict v = {.kind = CG_CHECK_FRAGMENTATION, .device = "cpu", .ok = true, .measured = false,
+			      .source = CG_FRAG_NOT_APPLICABLE};
+	char *t = text_of(&v, 1, &l);
+	assert_string_equal(t, "n/a   max-fragmentation cpu: not applicable, limit 0.3 (a CPU has no caching "
+			       "allocator and no checkpoint records reserved bytes)\n");
+	free(t);
+	assert_int_equal(cg_check_outcome_of(&v), CG_CHECK_NOT_APPLICABLE);
+	assert_string_equal(cg_check_outcome_word(CG_CHECK_NOT_APPLICABLE), "n/a");
+
+	/* judged on a hand-built run on "cpu": no checkpoints, a CPU */
+	cg_timeline *tl = tu_tl_new();
+	tu_mem(tl, 10, "a", NULL, "cpu", 4096, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_tl_finalize(tl);
+	cg_analysis *a;
+	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
+	l.peak = true;
+	l.max_peak = 4095;
+	cg_check_result *r;
+	assert_int_equal(cg_check_run(&r, a, NULL, &l, NULL), 0);
+	cg_sink *s = cg_sink_memory();
+	cg_check_text_write(s, r, &l);
+	assert_string_equal(cg_sink_data(s, NULL),
+			    "FAIL  max-peak cpu: 4.00 KiB (4,096 B) > 4.00 KiB (4,095 B)\n" /* 4095 / 1024 = 3.999 */
+			    "n/a   max-fragmentation cpu: not applicable, limit 0.3 (a CPU has no caching "
+			    "allocator and no checkpoint records reserved bytes)\n");
+	assert_int_equal(r->failed, 1);
+	assert_int_equal(cg_sink_close(s, NULL), 0);
+	cg_check_free(r);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
 }
 
 static void growth_is_a_signed_percentage_and_unbounded_without_the_baseline_device(void **state)
@@ -173,6 +212,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sizes_are_shown_in_binary_units_and_exact_bytes),
 		cmocka_unit_test(fragmentation_says_where_it_was_measured_or_why_not),
+		cmocka_unit_test(a_limit_that_does_not_apply_is_na_with_its_reason),
 		cmocka_unit_test(growth_is_a_signed_percentage_and_unbounded_without_the_baseline_device),
 		cmocka_unit_test(no_verdicts_write_nothing),
 		cmocka_unit_test(a_check_of_a_hand_built_run_gives_one_line_per_limit),

@@ -82,6 +82,8 @@ static void every_kind_of_verdict_in_order(void **state)
 	assert_string_equal(STR(peak, "limit"), "max-peak");
 	assert_string_equal(STR(peak, "device"), "cuda:0");
 	IS_TRUE(peak, "ok");
+	assert_string_equal(STR(peak, "verdict"), "ok");
+	IS_NULL(peak, "reason");
 	assert_string_equal(STR(peak, "unit"), "bytes");
 	assert_int_equal(U64(peak, "measured"), 228);
 	assert_int_equal(U64(peak, "max"), 300);
@@ -90,6 +92,7 @@ static void every_kind_of_verdict_in_order(void **state)
 	cJSON *frag = AT(j.doc, "limits", "1");
 	assert_string_equal(STR(frag, "limit"), "max-fragmentation");
 	IS_FALSE(frag, "ok");
+	assert_string_equal(STR(frag, "verdict"), "FAIL");
 	assert_string_equal(STR(frag, "unit"), "ratio");
 	assert_string_equal(STR(frag, "source"), "replay");
 	assert_true(DBL(frag, "measured") == (2097152.0 - 228.0) / 2097152.0);
@@ -161,7 +164,8 @@ static void fragmentation_from_checkpoints(void **state)
 }
 
 /* A CPU without checkpoints has no caching allocator: the limit does not
- * apply and holds, with nothing measured. */
+ * apply and holds, with nothing measured; its verdict is "n/a", as the
+ * text line's word, with the reason the text gives. */
 static void fragmentation_on_a_cpu_does_not_apply(void **state)
 {
 	run_spec run = RUN_SPEC_INIT;
@@ -178,7 +182,11 @@ static void fragmentation_on_a_cpu_does_not_apply(void **state)
 	IS_NULL(v, "time_ns");
 	assert_true(DBL(v, "max") == 0.1);
 	IS_TRUE(v, "ok");
+	assert_string_equal(STR(v, "verdict"), "n/a");
+	assert_string_equal(STR(v, "reason"), "a CPU has no caching allocator and no checkpoint records reserved bytes");
 	IS_TRUE(j.doc, "ok");
+	assert_int_equal(U64(j.doc, "failed"), 0);
+	assert_int_equal(U64(j.doc, "not_applicable"), 1);
 	release(&j);
 }
 
@@ -237,10 +245,16 @@ static void unknown_figures_are_null_and_names_escaped(void **state)
 	IS_NULL(frag, "measured");
 	IS_NULL(frag, "time_ns");
 	IS_FALSE(frag, "ok");
+	assert_string_equal(STR(frag, "verdict"), "FAIL");
+	assert_string_equal(STR(frag, "reason"),
+			    "no checkpoint records reserved bytes and the allocator replay is not available");
+	assert_int_equal(U64(doc, "not_applicable"), 0);
 	cJSON *growth = AT(doc, "limits", "1");
 	assert_true(DBL(growth, "measured") == -50.0);
 	assert_true(DBL(growth, "max") == 0.0);
 	IS_TRUE(growth, "ok");
+	assert_string_equal(STR(growth, "verdict"), "ok");
+	IS_NULL(growth, "reason");
 	cJSON_Delete(doc);
 }
 

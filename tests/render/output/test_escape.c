@@ -1,6 +1,7 @@
 /* Escaping (escape.h) with hostile strings: whatever a trace holds, JSON
  * stays valid JSON holding the same text, HTML shows it as text, Markdown
- * cannot be broken out of. Invalid UTF-8 becomes U+FFFD, one for each bad
+ * cannot be broken out of, a GitHub workflow command's property or message
+ * cannot be ended early. Invalid UTF-8 becomes U+FFFD, one for each bad
  * byte; valid multi-byte characters are kept as they are. */
 #include "testutil.h"
 
@@ -156,6 +157,15 @@ static void html_replaces_invalid_utf8_and_keeps_valid(void **state)
 	HTML("end\xf0\x9f\x98", "end" FFFD FFFD FFFD);
 }
 
+/* U+FFFE and U+FFFF are valid UTF-8 but not XML characters (XML 1.0,
+ * section 2.2): a parser rejects the SVG or JUnit file holding them. Their
+ * neighbours stay. */
+static void html_replaces_the_noncharacters_xml_forbids(void **state)
+{
+	HTML("a\xef\xbf\xbe" "b\xef\xbf\xbf", "a" FFFD "b" FFFD);
+	HTML("\xef\xbf\xbd\xef\xbf\xbc\xef\xbe\xbf", "\xef\xbf\xbd\xef\xbf\xbc\xef\xbe\xbf");
+}
+
 /* --- Markdown (GitHub-flavoured) --- */
 
 static void markdown_metacharacters_are_escaped(void **state)
@@ -195,6 +205,31 @@ static void markdown_replaces_invalid_utf8_and_keeps_valid(void **state)
 	MD("x\xc3", "x" FFFD);
 }
 
+/* --- GitHub Actions workflow commands (@actions/core command.ts) --- */
+
+#define GH_DATA(in, out) expect(cg_escape_github_data, in, sizeof in - 1, out)
+#define GH_PROP(in, out) expect(cg_escape_github_property, in, sizeof in - 1, out)
+
+static void github_data_escapes_percent_and_line_ends(void **state)
+{
+	GH_DATA("", "");
+	GH_DATA("50% of 2 B", "50%25 of 2 B");
+	/* "%0A" in a name is not a newline once decoded */
+	GH_DATA("%0A", "%250A");
+	GH_DATA("a\r\n::error::x", "a%0D%0A::error::x");
+	/* a message keeps : and , */
+	GH_DATA("cuda:0, cpu", "cuda:0, cpu");
+}
+
+static void github_properties_also_escape_colon_and_comma(void **state)
+{
+	GH_PROP("cuda:0", "cuda%3A0");
+	GH_PROP("a,title=x", "a%2Ctitle=x");
+	GH_PROP("::error::", "%3A%3Aerror%3A%3A");
+	GH_PROP("%\r\n:,", "%25%0D%0A%3A%2C");
+	GH_PROP("caf\xc3\xa9 \xff", "caf\xc3\xa9 \xff"); /* bytes the runner takes as they are */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,9 +241,12 @@ int main(void)
 		cmocka_unit_test(html_markup_characters_become_entities),
 		cmocka_unit_test(html_drops_control_bytes_but_newlines_and_tabs),
 		cmocka_unit_test(html_replaces_invalid_utf8_and_keeps_valid),
+		cmocka_unit_test(html_replaces_the_noncharacters_xml_forbids),
 		cmocka_unit_test(markdown_metacharacters_are_escaped),
 		cmocka_unit_test(markdown_text_stays_on_its_line),
 		cmocka_unit_test(markdown_replaces_invalid_utf8_and_keeps_valid),
+		cmocka_unit_test(github_data_escapes_percent_and_line_ends),
+		cmocka_unit_test(github_properties_also_escape_colon_and_comma),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
