@@ -137,6 +137,51 @@ static void size_scale_and_formats_come_from_the_command_line(void **state)
 	assert_false(tu_exists(png));
 }
 
+/* Every Markdown link of report.md ("](NAME)") names a file in dir;
+ * returns how many links there are and how many end with ext. */
+static size_t check_links(const char *dir, const char *ext, size_t *with_ext)
+{
+	size_t links = 0;
+	char mdpath[700];
+	snprintf(mdpath, sizeof mdpath, "%s/report.md", dir);
+	char *md = tu_read(mdpath, NULL);
+	assert_non_null(md);
+	*with_ext = 0;
+	for (char *p = strstr(md, "]("); p; p = strstr(p, "](")) {
+		p += 2;
+		char *end = strchr(p, ')');
+		assert_non_null(end);
+		char path[700];
+		snprintf(path, sizeof path, "%s/%.*s", dir, (int)(end - p), p);
+		if (!tu_exists(path))
+			fail_msg("report.md links %s, which was not written", path);
+		size_t k = strlen(ext);
+		if ((size_t)(end - p) > k && memcmp(end - k, ext, k) == 0)
+			++*with_ext;
+		links++;
+	}
+	free(md);
+	return links;
+}
+
+static void report_md_links_the_chart_files_that_were_written(void **state)
+{
+	static const char *const formats[][2] = {
+		{"svg", ".svg"}, {"png", ".png"}, {"png,svg", ".png"}, {"svg,png", ".png"},
+	};
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "links%zu", i);
+		const char *out = tu_path(name);
+		assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out, "-q",
+					"--no-trace", "--formats", formats[i][0], NULL),
+				 0);
+		size_t with_ext, links = check_links(out, formats[i][1], &with_ext);
+		assert_int_equal(links, NKINDS - 1); /* one per chart drawn: all but fragmentation */
+		assert_int_equal(with_ext, links);
+	}
+}
+
 static void bad_chart_options_are_usage_errors(void **state)
 {
 	static const char *const bad[][2] = {
@@ -170,6 +215,7 @@ int main(void)
 		cmocka_unit_test(every_chart_is_listed_drawn_or_skipped_with_a_reason),
 		cmocka_unit_test(report_charts_are_well_formed_sized_and_deterministic),
 		cmocka_unit_test(size_scale_and_formats_come_from_the_command_line),
+		cmocka_unit_test(report_md_links_the_chart_files_that_were_written),
 		cmocka_unit_test(bad_chart_options_are_usage_errors),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
