@@ -58,10 +58,12 @@ int cg_chart_close_queued(cg_chart *c, cg_png_queue *q, cg_error *err)
 	if (st == CAIRO_STATUS_SUCCESS && c->format == CG_CHART_PNG) {
 		cairo_surface_flush(c->surface);
 		if (q) {
-			cg_png_queue_push(q, c->surface, c->path); /* q owns both now */
+			cg_png_queue_push(q, c->surface, c->path, c->title, c->scale); /* q owns them now */
 			return 0;
 		}
 		cg_png_image image = cg_png_image_of(c->surface);
+		image.title = c->title;
+		image.scale = c->scale;
 		rc = cg_png_write(&image, c->path, err);
 	}
 	cairo_surface_finish(c->surface);
@@ -71,6 +73,7 @@ int cg_chart_close_queued(cg_chart *c, cg_png_queue *q, cg_error *err)
 		rc = cg_error_set(err, CG_EIO, "%s: %s", c->path, cairo_status_to_string(st));
 	cairo_surface_destroy(c->surface);
 	cg_free(c->path);
+	cg_free(c->title);
 	return rc;
 }
 
@@ -259,6 +262,8 @@ void cg_chart_frame(cg_chart *c, const char *title, const char *subtitle, const 
 void cg_chart_frame_narrow(cg_chart *c, const char *title, const char *subtitle, double subtitle_width,
 			   const char *footnote)
 {
+	cg_free(c->title);
+	c->title = cg_strdup(title);
 	cairo_save(c->cr);
 	cg_chart_color(c, CG_INK);
 	cg_chart_font(c, CG_TYPE_TITLE, true);

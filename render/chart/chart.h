@@ -32,6 +32,7 @@ typedef struct cg_chart {
 	cairo_t *cr;
 	cg_chart_format format;
 	char *path;
+	char *title; /* the last cg_chart_frame's, for the PNG's Title; or NULL */
 	double width, height, scale;
 	cg_rect plot; /* the data area; set by the chart */
 	double x_max, y_max; /* data values at the plot's right and top edges */
@@ -92,7 +93,8 @@ void cg_chart_text(cg_chart *c, double x, double y, cg_align align, const char *
 char *cg_chart_elide(cg_chart *c, const char *s, double width, bool middle, size_t min_chars);
 
 /* Title (bold, baseline 44), subtitle (baseline 70, cut to fit) and a
- * footnote (grey, 18 px above the bottom), all left-aligned at the margin. */
+ * footnote (grey, 18 px above the bottom), all left-aligned at the margin.
+ * The title is also the file's own (a PNG's tEXt Title). */
 void cg_chart_frame(cg_chart *c, const char *title, const char *subtitle, const char *footnote);
 /* The same with the subtitle cut to subtitle_width, leaving room at its
  * right for a legend row. */

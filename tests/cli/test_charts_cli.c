@@ -26,6 +26,15 @@ static bool png_size(const char *path, unsigned *w, unsigned *h)
 	return true;
 }
 
+/* The first n bytes equal to needle in d[0..len), or NULL (memmem is not C11). */
+static const char *find_bytes(const char *d, size_t len, const char *needle, size_t n)
+{
+	for (size_t i = 0; i + n <= len; i++)
+		if (memcmp(d + i, needle, n) == 0)
+			return d + i;
+	return NULL;
+}
+
 static const char *const kinds[] = {"timeline", "breakdown", "icicle", "top_allocations", "fragmentation", "lifetimes"};
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
@@ -123,6 +132,23 @@ static void size_scale_and_formats_come_from_the_command_line(void **state)
 		assert_int_equal(w, 2000);
 		assert_int_equal(h, 1200);
 	}
+	/* --scale 2 is 144 dpi: 144 / 0.0254 = 5669.29 -> 5669 (0x1625)
+	 * pixels per metre, before the pixels; the title is the chart's */
+	char hidpi[700];
+	snprintf(hidpi, sizeof hidpi, "%s/timeline.cpu.png", out);
+	size_t len;
+	char *d = tu_read(hidpi, &len);
+	assert_non_null(d);
+	const char *phys = find_bytes(d, len, "pHYs\0\0\x16\x25\0\0\x16\x25\x01", 13);
+	static const char title[] = "tEXtTitle\0Live memory by category ? mlp_adam (cpu)";
+	const char *text = find_bytes(d, len, title, sizeof title - 1);
+	const char *idat = find_bytes(d, len, "IDAT", 4);
+	assert_non_null(phys);
+	assert_non_null(text);
+	assert_true(phys < idat && text < idat);
+	static const char itext[] = "iTXtTitle\0\0\0\0\0Live memory by category \xe2\x80\x94 mlp_adam (cpu)";
+	assert_non_null(find_bytes(d, len, itext, sizeof itext - 1));
+	free(d);
 	out = tu_path("svgonly");
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out, "-q", "--no-trace",
 				"--width", "1000", "--height", "600", "--formats", "svg", NULL),
