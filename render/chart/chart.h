@@ -1,4 +1,4 @@
-/* What every chart shares: a cairo surface (PNG or SVG), the house style
+/* What every chart shares: a cairo surface (PNG, SVG or PDF), the house style
  * (palette, type, frame), text measurement and elision, and nice ticks.
  *
  *     cg_chart c;
@@ -21,7 +21,9 @@
 #include "enums.h"
 #include "error.h"
 
-typedef enum cg_chart_format { CG_CHART_PNG, CG_CHART_SVG } cg_chart_format;
+/* A PDF page is the canvas with 1 px = 1 pt: the size a PNG at scale 1
+ * (72 dpi) pastes at. */
+typedef enum cg_chart_format { CG_CHART_PNG, CG_CHART_SVG, CG_CHART_PDF } cg_chart_format;
 
 typedef struct cg_rect {
 	double x0, y0, x1, y1;
@@ -94,7 +96,7 @@ char *cg_chart_elide(cg_chart *c, const char *s, double width, bool middle, size
 
 /* Title (bold, baseline 44), subtitle (baseline 70, cut to fit) and a
  * footnote (grey, 18 px above the bottom), all left-aligned at the margin.
- * The title is also the file's own (a PNG's tEXt Title). */
+ * The title is also the file's own (a PNG's tEXt Title, a PDF's /Title). */
 void cg_chart_frame(cg_chart *c, const char *title, const char *subtitle, const char *footnote);
 /* The same with the subtitle cut to subtitle_width, leaving room at its
  * right for a legend row. */

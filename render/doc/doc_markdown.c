@@ -45,7 +45,7 @@ static void code(cg_sink *out, const char *s)
 	cg_sink_puts(out, "\n\n");
 }
 
-/* The file a figure links: its PNG, else its SVG, else its PDF, whichever
+/* The file a figure shows: its PNG, else its SVG, else its PDF, whichever
  * was written into dir (--formats may leave any of them out); "png" when
  * dir is NULL or holds none of them. */
 static const char *figure_ext(const char *dir, const char *name)
@@ -98,13 +98,17 @@ void cg_doc_write_markdown_in(const cg_doc *d, cg_sink *out, const char *dir)
 		case CG_DOC_TABLE:
 			put_table(out, b);
 			break;
-		case CG_DOC_FIGURE:
-			cg_sink_puts(out, "![");
+		case CG_DOC_FIGURE: {
+			const char *ext = figure_ext(dir, b->name);
+			/* an image, or for a PDF (which Markdown viewers do not
+			 * show inline) a link */
+			cg_sink_puts(out, strcmp(ext, "pdf") == 0 ? "[" : "![");
 			put_text(out, b->text);
 			cg_sink_puts(out, "](");
 			cg_sink_puts(out, b->name); /* file-name safe by construction */
-			cg_sink_printf(out, ".%s)\n\n", figure_ext(dir, b->name));
+			cg_sink_printf(out, ".%s)\n\n", ext);
 			break;
+		}
 		case CG_DOC_CODE:
 			code(out, b->text);
 			break;
