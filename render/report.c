@@ -658,5 +658,6 @@ bool cg_report_owns_name(const char *name)
 		if (strcmp(name, own[i]) == 0)
 			return true;
 	size_t n = strlen(name);
-	return n >= 4 && (strcmp(name + n - 4, ".png") == 0 || strcmp(name + n - 4, ".svg") == 0);
+	return n >= 4 && (strcmp(name + n - 4, ".png") == 0 || strcmp(name + n - 4, ".svg") == 0 ||
+			  strcmp(name + n - 4, ".pdf") == 0);
 }

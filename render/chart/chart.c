@@ -1,5 +1,6 @@
 #include "chart.h"
 
+#include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +27,12 @@ int cg_chart_open(cg_chart *c, const char *path, cg_chart_format format, const c
 	if (format == CG_CHART_SVG) {
 		c->surface = cairo_svg_surface_create(path, c->width, c->height);
 		cairo_svg_surface_set_document_unit(c->surface, CAIRO_SVG_UNIT_PX);
+	} else if (format == CG_CHART_PDF) {
+		c->surface = cairo_pdf_surface_create(path, c->width, c->height);
+		/* cairo dates the file now unless told otherwise ("" leaves the
+		 * date out): the same trace must give the same bytes. */
+		cairo_pdf_surface_set_metadata(c->surface, CAIRO_PDF_METADATA_CREATE_DATE, "");
+		cairo_pdf_surface_set_metadata(c->surface, CAIRO_PDF_METADATA_CREATOR, "cgmem");
 	} else {
 		c->surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)lround(c->width * c->scale),
 							(int)lround(c->height * c->scale));
@@ -58,10 +65,12 @@ int cg_chart_close_queued(cg_chart *c, cg_png_queue *q, cg_error *err)
 	if (st == CAIRO_STATUS_SUCCESS && c->format == CG_CHART_PNG) {
 		cairo_surface_flush(c->surface);
 		if (q) {
-			cg_png_queue_push(q, c->surface, c->path); /* q owns both now */
+			cg_png_queue_push(q, c->surface, c->path, c->title, c->scale); /* q owns them now */
 			return 0;
 		}
 		cg_png_image image = cg_png_image_of(c->surface);
+		image.title = c->title;
+		image.scale = c->scale;
 		rc = cg_png_write(&image, c->path, err);
 	}
 	cairo_surface_finish(c->surface);
@@ -71,6 +80,7 @@ int cg_chart_close_queued(cg_chart *c, cg_png_queue *q, cg_error *err)
 		rc = cg_error_set(err, CG_EIO, "%s: %s", c->path, cairo_status_to_string(st));
 	cairo_surface_destroy(c->surface);
 	cg_free(c->path);
+	cg_free(c->title);
 	return rc;
 }
 
@@ -259,6 +269,13 @@ void cg_chart_frame(cg_chart *c, const char *title, const char *subtitle, const 
 void cg_chart_frame_narrow(cg_chart *c, const char *title, const char *subtitle, double subtitle_width,
 			   const char *footnote)
 {
+	cg_free(c->title);
+	c->title = cg_strdup(title);
+	if (c->format == CG_CHART_PDF) {
+		char *copy;
+		cairo_pdf_surface_set_metadata(c->surface, CAIRO_PDF_METADATA_TITLE, valid_utf8(title, &copy));
+		cg_free(copy);
+	}
 	cairo_save(c->cr);
 	cg_chart_color(c, CG_INK);
 	cg_chart_font(c, CG_TYPE_TITLE, true);

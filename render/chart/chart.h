@@ -1,4 +1,4 @@
-/* What every chart shares: a cairo surface (PNG or SVG), the house style
+/* What every chart shares: a cairo surface (PNG, SVG or PDF), the house style
  * (palette, type, frame), text measurement and elision, and nice ticks.
  *
  *     cg_chart c;
@@ -21,7 +21,9 @@
 #include "enums.h"
 #include "error.h"
 
-typedef enum cg_chart_format { CG_CHART_PNG, CG_CHART_SVG } cg_chart_format;
+/* A PDF page is the canvas with 1 px = 1 pt: the size a PNG at scale 1
+ * (72 dpi) pastes at. */
+typedef enum cg_chart_format { CG_CHART_PNG, CG_CHART_SVG, CG_CHART_PDF } cg_chart_format;
 
 typedef struct cg_rect {
 	double x0, y0, x1, y1;
@@ -32,6 +34,7 @@ typedef struct cg_chart {
 	cairo_t *cr;
 	cg_chart_format format;
 	char *path;
+	char *title; /* the last cg_chart_frame's, for the PNG's Title; or NULL */
 	double width, height, scale;
 	cg_rect plot; /* the data area; set by the chart */
 	double x_max, y_max; /* data values at the plot's right and top edges */
@@ -92,7 +95,8 @@ void cg_chart_text(cg_chart *c, double x, double y, cg_align align, const char *
 char *cg_chart_elide(cg_chart *c, const char *s, double width, bool middle, size_t min_chars);
 
 /* Title (bold, baseline 44), subtitle (baseline 70, cut to fit) and a
- * footnote (grey, 18 px above the bottom), all left-aligned at the margin. */
+ * footnote (grey, 18 px above the bottom), all left-aligned at the margin.
+ * The title is also the file's own (a PNG's tEXt Title, a PDF's /Title). */
 void cg_chart_frame(cg_chart *c, const char *title, const char *subtitle, const char *footnote);
 /* The same with the subtitle cut to subtitle_width, leaving room at its
  * right for a legend row. */

@@ -213,17 +213,22 @@ void cg_chart_slugs_free(char **slugs, size_t n)
 int cg_charts_render(cg_outdir *od, const cg_charts_options *o, struct cg_png_queue *q, const char *name,
 		     cg_chart_draw_fn draw, const void *ctx, cg_error *err)
 {
-	for (int f = 0; f < 2; f++) {
-		if ((f == 0 && !o->png) || (f == 1 && !o->svg))
+	static const struct {
+		cg_chart_format format;
+		const char *ext;
+	} formats[] = {{CG_CHART_PNG, "png"}, {CG_CHART_SVG, "svg"}, {CG_CHART_PDF, "pdf"}};
+	const bool wanted[] = {o->png, o->svg, o->pdf};
+	for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+		if (!wanted[f])
 			continue;
 		char file[CG_CHART_SLUG_MAX + 96];
-		snprintf(file, sizeof file, "%s.%s", name, f == 0 ? "png" : "svg");
+		snprintf(file, sizeof file, "%s.%s", name, formats[f].ext);
 		char *path;
 		int rc = cg_outdir_file(od, file, &path, err);
 		if (rc < 0)
 			return rc;
 		cg_chart c;
-		rc = cg_chart_open(&c, path, f == 0 ? CG_CHART_PNG : CG_CHART_SVG, &o->size, err);
+		rc = cg_chart_open(&c, path, formats[f].format, &o->size, err);
 		cg_free(path);
 		if (rc < 0)
 			return rc;

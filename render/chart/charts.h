@@ -1,4 +1,4 @@
-/* The charts of a report, drawn with cairo into PNG and SVG files.
+/* The charts of a report, drawn with cairo into PNG, SVG and PDF files.
  *
  *     cg_charts_options o = CG_CHARTS_OPTIONS_INIT;
  *     cg_chart_list list = {0};
@@ -17,7 +17,7 @@
 #include "outdir.h"
 
 typedef struct cg_charts_options {
-	bool png, svg;
+	bool png, svg, pdf; /* which files to write: NAME.png, NAME.svg, NAME.pdf */
 	cg_chart_size size;
 	/* Charts are drawn for at most this many devices, those with the
 	 * largest peaks: a trace naming thousands of devices must not take
@@ -26,9 +26,9 @@ typedef struct cg_charts_options {
 } cg_charts_options;
 
 #define CG_CHARTS_MAX_DEVICES 32
-#define CG_CHARTS_OPTIONS_INIT {true, true, CG_CHART_SIZE_INIT, CG_CHARTS_MAX_DEVICES}
+#define CG_CHARTS_OPTIONS_INIT {true, true, false, CG_CHART_SIZE_INIT, CG_CHARTS_MAX_DEVICES}
 
-/* One chart of the report: written as name.png / name.svg, or skipped
+/* One chart of the report: written as name.png / .svg / .pdf, or skipped
  * with the reason in plain words ("no device checkpoints in the trace"). */
 typedef struct cg_chart_file {
 	char *name;

@@ -10,7 +10,8 @@
 
 typedef struct job {
 	cairo_surface_t *image;
-	char *path;
+	char *path, *title;
+	double scale;
 } job;
 
 struct cg_png_queue {
@@ -28,9 +29,12 @@ static void write_one(cg_png_queue *q, job j, bool locked)
 {
 	cg_error err = CG_ERROR_INIT;
 	cg_png_image image = cg_png_image_of(j.image);
+	image.title = j.title;
+	image.scale = j.scale;
 	int rc = cg_png_write(&image, j.path, &err);
 	cairo_surface_destroy(j.image);
 	cg_free(j.path);
+	cg_free(j.title);
 	if (!locked)
 		pthread_mutex_lock(&q->lock);
 	if (rc < 0 && q->rc == 0) {
@@ -71,9 +75,9 @@ cg_png_queue *cg_png_queue_new(void)
 	return q;
 }
 
-void cg_png_queue_push(cg_png_queue *q, cairo_surface_t *image, char *path)
+void cg_png_queue_push(cg_png_queue *q, cairo_surface_t *image, char *path, char *title, double scale)
 {
-	job j = {image, path};
+	job j = {image, path, title, scale};
 	if (!q->threaded) {
 		write_one(q, j, true);
 		return;

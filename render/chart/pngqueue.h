@@ -3,7 +3,7 @@
  * two need not wait for each other.
  *
  *     cg_png_queue *q = cg_png_queue_new();
- *     cg_png_queue_push(q, image, path);        // q now owns both
+ *     cg_png_queue_push(q, image, path, title, scale);  // q now owns image, path, title
  *     ...
  *     rc = cg_png_queue_finish(q, &err);        // waits for every file; frees q
  *
@@ -22,15 +22,18 @@ typedef struct cg_png_queue cg_png_queue;
 /* The pixels of a flushed image surface, as cg_png_write takes them. */
 static inline cg_png_image cg_png_image_of(cairo_surface_t *image)
 {
-	return (cg_png_image){cairo_image_surface_get_data(image), cairo_image_surface_get_width(image),
-			      cairo_image_surface_get_height(image), cairo_image_surface_get_stride(image)};
+	return (cg_png_image){.data = cairo_image_surface_get_data(image),
+			      .width = cairo_image_surface_get_width(image),
+			      .height = cairo_image_surface_get_height(image),
+			      .stride = cairo_image_surface_get_stride(image)};
 }
 
 cg_png_queue *cg_png_queue_new(void);
-/* Queues image (a finished image surface) to be written to path; takes
- * ownership of both (path from cg_malloc). Waits while two images are
- * already waiting, so memory stays bounded. */
-void cg_png_queue_push(cg_png_queue *q, cairo_surface_t *image, char *path);
+/* Queues image (a finished image surface) to be written to path with
+ * title (NULL: none) and scale as cg_png_write writes them; takes
+ * ownership of image, path and title (from cg_malloc). Waits while two
+ * images are already waiting, so memory stays bounded. */
+void cg_png_queue_push(cg_png_queue *q, cairo_surface_t *image, char *path, char *title, double scale);
 /* Waits until every queued file is written, stops the worker and frees q.
  * Returns 0, or the first error (CG_EIO naming the file). NULL is a no-op. */
 int cg_png_queue_finish(cg_png_queue *q, cg_error *err);

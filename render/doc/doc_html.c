@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "escape.h"
 #include "xalloc.h"
@@ -114,6 +115,14 @@ static void base64(cg_sink *out, const unsigned char *d, size_t n)
 	}
 }
 
+static bool pdf_written(const char *dir, const char *name)
+{
+	char *path = cg_asprintf("%s/%s.pdf", dir, name);
+	bool found = access(path, F_OK) == 0;
+	cg_free(path);
+	return found;
+}
+
 static void figure(cg_sink *out, const cg_doc_block *b, const char *dir, unsigned index)
 {
 	cg_sink_puts(out, "<figure>\n");
@@ -133,6 +142,12 @@ static void figure(cg_sink *out, const cg_doc_block *b, const char *dir, unsigne
 			cg_sink_puts(out, "\" src=\"data:image/png;base64,");
 			base64(out, (const unsigned char *)data, len);
 			cg_sink_puts(out, "\">");
+		} else if (pdf_written(dir, b->name)) {
+			/* only a PDF was written (--formats pdf): a page cannot
+			 * show it, but it can link it */
+			cg_sink_printf(out, "<a href=\"%s.pdf\">", b->name); /* file-name safe by construction */
+			put_text(out, b->text);
+			cg_sink_puts(out, " (PDF)</a>");
 		}
 	}
 	cg_free(data);

@@ -1,9 +1,12 @@
 /* report.md: the document as GitHub-flavoured Markdown. */
 #include "doc_markdown.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "escape.h"
+#include "xalloc.h"
 
 static void put_text(cg_sink *out, const char *s)
 {
@@ -42,7 +45,30 @@ static void code(cg_sink *out, const char *s)
 	cg_sink_puts(out, "\n\n");
 }
 
+/* The file a figure shows: its PNG, else its SVG, else its PDF, whichever
+ * was written into dir (--formats may leave any of them out); "png" when
+ * dir is NULL or holds none of them. */
+static const char *figure_ext(const char *dir, const char *name)
+{
+	static const char *const exts[] = {"png", "svg", "pdf"};
+	if (!dir)
+		return exts[0];
+	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+		char *path = cg_asprintf("%s/%s.%s", dir, name, exts[i]);
+		bool found = access(path, F_OK) == 0;
+		cg_free(path);
+		if (found)
+			return exts[i];
+	}
+	return exts[0];
+}
+
 void cg_doc_write_markdown(const cg_doc *d, cg_sink *out)
+{
+	cg_doc_write_markdown_in(d, out, NULL);
+}
+
+void cg_doc_write_markdown_in(const cg_doc *d, cg_sink *out, const char *dir)
 {
 	cg_sink_puts(out, "# ");
 	put_text(out, d->title);
@@ -72,13 +98,17 @@ void cg_doc_write_markdown(const cg_doc *d, cg_sink *out)
 		case CG_DOC_TABLE:
 			put_table(out, b);
 			break;
-		case CG_DOC_FIGURE:
-			cg_sink_puts(out, "![");
+		case CG_DOC_FIGURE: {
+			const char *ext = figure_ext(dir, b->name);
+			/* an image, or for a PDF (which Markdown viewers do not
+			 * show inline) a link */
+			cg_sink_puts(out, strcmp(ext, "pdf") == 0 ? "[" : "![");
 			put_text(out, b->text);
 			cg_sink_puts(out, "](");
 			cg_sink_puts(out, b->name); /* file-name safe by construction */
-			cg_sink_puts(out, ".png)\n\n");
+			cg_sink_printf(out, ".%s)\n\n", ext);
 			break;
+		}
 		case CG_DOC_CODE:
 			code(out, b->text);
 			break;

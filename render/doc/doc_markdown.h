@@ -5,7 +5,10 @@
 #include "doc.h"
 #include "sink.h"
 
-/* Markdown for write-ups: charts embedded by relative path. */
+/* Markdown for write-ups: charts embedded by relative path, as NAME.png. */
 void cg_doc_write_markdown(const cg_doc *d, cg_sink *out);
+/* The same for a document saved into dir: each chart links the file of it
+ * that dir holds, NAME.png, else NAME.svg, else NAME.pdf. */
+void cg_doc_write_markdown_in(const cg_doc *d, cg_sink *out, const char *dir);
 
 #endif

@@ -23,7 +23,7 @@ static int save_one(const cg_doc *d, cg_outdir *od, const char *stem, const char
 	if (html)
 		rc = cg_doc_write_html(d, s, cg_outdir_dir(od), err);
 	else
-		cg_doc_write_markdown(d, s);
+		cg_doc_write_markdown_in(d, s, cg_outdir_dir(od));
 	int closed = cg_sink_close(s, err);
 	return rc < 0 ? rc : closed;
 }

@@ -1,12 +1,14 @@
 #include "png.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "utf8.h"
 #include "xalloc.h"
 
 typedef struct writer {
@@ -64,6 +66,68 @@ static void pump(writer *w, int flush)
 	}
 }
 
+unsigned long cg_png_pixels_per_metre(double scale)
+{
+	if (!(scale > 0))
+		scale = 1;
+	return (unsigned long)lround(72.0 * scale / 0.0254);
+}
+
+/* Title as tEXt holds it: ISO 8859-1 without control characters (PNG
+ * spec 11.3.4.3); each other character, and each byte that starts no
+ * character, becomes '?'. Returns the length written to out (which holds
+ * strlen(title) bytes); *lossy tells whether anything was replaced. */
+static size_t latin1(const char *title, unsigned char *out, bool *lossy)
+{
+	const unsigned char *s = (const unsigned char *)title;
+	size_t n = 0;
+	*lossy = false;
+	while (*s) {
+		unsigned cp = '?';
+		bool kept = true;
+		if (*s < 0x80) {
+			cp = *s++;
+		} else if ((s[0] == 0xc2 || s[0] == 0xc3) && (s[1] & 0xc0) == 0x80) {
+			cp = (unsigned)(s[0] & 0x1f) << 6 | (s[1] & 0x3f);
+			s += 2;
+		} else {
+			kept = false;
+			s++;
+			while ((*s & 0xc0) == 0x80) /* the rest of the character */
+				s++;
+		}
+		if (!kept || cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+			cp = '?';
+			*lossy = true;
+		}
+		out[n++] = (unsigned char)cp;
+	}
+	return n;
+}
+
+/* The title as tEXt, and as iTXt too when tEXt had to change it (an
+ * em dash, a CJK device name) and the title is valid UTF-8. */
+static void text_chunks(writer *w, const char *title)
+{
+	static const char keyword[] = "Title";
+	size_t k = sizeof keyword; /* with its NUL separator */
+	size_t len = strlen(title);
+	unsigned char *data = cg_malloc(k + 4 + len);
+	memcpy(data, keyword, k);
+	bool lossy;
+	size_t n = latin1(title, data + k, &lossy);
+	chunk(w, "tEXt", data, k + n);
+	size_t bad;
+	if (lossy && cg_utf8_check(title, len, &bad) == CG_UTF8_OK) {
+		/* keyword NUL, not compressed, method 0, no language tag NUL, no
+		 * translated keyword NUL, the text (PNG spec 11.3.4.5) */
+		memcpy(data + k, "\0\0\0\0", 4);
+		memcpy(data + k + 4, title, len);
+		chunk(w, "iTXt", data, k + 4 + len);
+	}
+	cg_free(data);
+}
+
 int cg_png_write(const cg_png_image *image, const char *path, cg_error *err)
 {
 	int width = image->width, height = image->height, stride = image->stride;
@@ -90,6 +154,16 @@ int cg_png_write(const cg_png_image *image, const char *path, cg_error *err)
 	ihdr[11] = 0; /* adaptive filtering, filter type per row */
 	ihdr[12] = 0; /* not interlaced */
 	chunk(w, "IHDR", ihdr, sizeof ihdr);
+	static const unsigned char srgb[1] = {0}; /* rendering intent: perceptual */
+	chunk(w, "sRGB", srgb, sizeof srgb);
+	unsigned char phys[9];
+	uint32_t ppm = (uint32_t)cg_png_pixels_per_metre(image->scale);
+	put_u32(phys, ppm);
+	put_u32(phys + 4, ppm);
+	phys[8] = 1; /* unit: the metre */
+	chunk(w, "pHYs", phys, sizeof phys);
+	if (image->title)
+		text_chunks(w, image->title);
 
 	if (deflateInit(&w->z, 1) != Z_OK) {
 		fclose(w->f);

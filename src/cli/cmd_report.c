@@ -23,7 +23,7 @@ static const cg_opt report_opts[] = {
 	{"no-trace", 0, NULL, "do not write the Chrome trace"},
 	{"no-html", 0, NULL, "do not write report.html"},
 	{"trace-full", 0, NULL, "every memory record in the Chrome trace (default: ~1M counter events)"},
-	{"formats", 0, "LIST", "chart files: png, svg or png,svg (default png,svg)"},
+	{"formats", 0, "LIST", "chart files: png, svg, pdf, comma-separated (default png,svg)"},
 	{"width", 0, "PX", "chart width in pixels (default 1600, at least 800)"},
 	{"height", 0, "PX", "chart height in pixels (default 900, at least 450)"},
 	{"scale", 0, "S", "PNG pixels per chart pixel, e.g. 2 for HiDPI (default 1)"},
@@ -64,21 +64,24 @@ static int chart_options(const cg_command *cmd, const cg_args *args, cg_charts_o
 	*o = (cg_charts_options)CG_CHARTS_OPTIONS_INIT;
 	const char *f = cg_args_get(cmd, args, "formats");
 	if (f) {
-		o->png = o->svg = false;
+		o->png = o->svg = o->pdf = false;
 		for (const char *p = f; *p;) {
 			size_t n = strcspn(p, ",");
 			if (n == 3 && strncmp(p, "png", 3) == 0)
 				o->png = true;
 			else if (n == 3 && strncmp(p, "svg", 3) == 0)
 				o->svg = true;
+			else if (n == 3 && strncmp(p, "pdf", 3) == 0)
+				o->pdf = true;
 			else
-				return cg_usage_error(cmd, "--formats: '%.*s' is not a chart format (png, svg)", (int)n, p);
+				return cg_usage_error(cmd, "--formats: '%.*s' is not a chart format (png, svg, pdf)", (int)n,
+						      p);
 			p += n;
 			if (*p == ',' && *++p == '\0')
 				return cg_usage_error(cmd, "--formats: '%s' ends with a comma", f);
 		}
-		if (!o->png && !o->svg)
-			return cg_usage_error(cmd, "--formats: give png, svg or png,svg");
+		if (!o->png && !o->svg && !o->pdf)
+			return cg_usage_error(cmd, "--formats: give png, svg, pdf or a list of them (png,svg)");
 	}
 	int rc = pixels_option(cmd, args, "width", CG_CHART_MIN_WIDTH, &o->size.width);
 	if (rc == 0)
@@ -257,10 +260,11 @@ const cg_command cg_cmd_report = {
 	"Bad lines (events) are reported with their number and skipped; a trace cut\n"
 	"off mid-record (a crashed run) is analysed up to the cut.\n"
 	"Charts, per device: timeline, breakdown, icicle, top_allocations, fragmentation,\n"
-	"segments (snapshots) and lifetimes, as NAME.DEVICE.png and .svg (devices whose\n"
-	"names give one file name get -2, -3, ...); a chart that does not apply to the\n"
-	"trace is left out and report.md says why. --width and --height set the layout\n"
-	"(SVG and PNG alike); --scale only multiplies the PNG's pixels.\n"
+	"segments (snapshots) and lifetimes, as NAME.DEVICE.png and .svg, or .pdf with\n"
+	"--formats pdf (devices whose names give one file name get -2, -3, ...); a chart\n"
+	"that does not apply to the trace is left out and report.md says why. --width\n"
+	"and --height set the layout (SVG, PDF and PNG alike; a PDF page is 1 pt a\n"
+	"pixel); --scale only multiplies the PNG's pixels.\n"
 	"The folder is written completely or not at all: an earlier report in DIR is\n"
 	"replaced only once the new one is complete. The temporary folder beside it\n"
 	"(.cgmem-tmp-*) is removed on errors, out of memory, SIGINT, SIGTERM and SIGHUP;\n"

@@ -26,6 +26,15 @@ static bool png_size(const char *path, unsigned *w, unsigned *h)
 	return true;
 }
 
+/* The first n bytes equal to needle in d[0..len), or NULL (memmem is not C11). */
+static const char *find_bytes(const char *d, size_t len, const char *needle, size_t n)
+{
+	for (size_t i = 0; i + n <= len; i++)
+		if (memcmp(d + i, needle, n) == 0)
+			return d + i;
+	return NULL;
+}
+
 static const char *const kinds[] = {"timeline", "breakdown", "icicle", "top_allocations", "fragmentation", "lifetimes"};
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
@@ -123,6 +132,23 @@ static void size_scale_and_formats_come_from_the_command_line(void **state)
 		assert_int_equal(w, 2000);
 		assert_int_equal(h, 1200);
 	}
+	/* --scale 2 is 144 dpi: 144 / 0.0254 = 5669.29 -> 5669 (0x1625)
+	 * pixels per metre, before the pixels; the title is the chart's */
+	char hidpi[700];
+	snprintf(hidpi, sizeof hidpi, "%s/timeline.cpu.png", out);
+	size_t len;
+	char *d = tu_read(hidpi, &len);
+	assert_non_null(d);
+	const char *phys = find_bytes(d, len, "pHYs\0\0\x16\x25\0\0\x16\x25\x01", 13);
+	static const char title[] = "tEXtTitle\0Live memory by category ? mlp_adam (cpu)";
+	const char *text = find_bytes(d, len, title, sizeof title - 1);
+	const char *idat = find_bytes(d, len, "IDAT", 4);
+	assert_non_null(phys);
+	assert_non_null(text);
+	assert_true(phys < idat && text < idat);
+	static const char itext[] = "iTXtTitle\0\0\0\0\0Live memory by category \xe2\x80\x94 mlp_adam (cpu)";
+	assert_non_null(find_bytes(d, len, itext, sizeof itext - 1));
+	free(d);
 	out = tu_path("svgonly");
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out, "-q", "--no-trace",
 				"--width", "1000", "--height", "600", "--formats", "svg", NULL),
@@ -137,11 +163,158 @@ static void size_scale_and_formats_come_from_the_command_line(void **state)
 	assert_false(tu_exists(png));
 }
 
+/* Every Markdown link of report.md ("](NAME)") names a file in dir;
+ * returns how many links there are and how many end with ext. */
+static size_t check_links(const char *dir, const char *ext, size_t *with_ext)
+{
+	size_t links = 0;
+	char mdpath[700];
+	snprintf(mdpath, sizeof mdpath, "%s/report.md", dir);
+	char *md = tu_read(mdpath, NULL);
+	assert_non_null(md);
+	*with_ext = 0;
+	for (char *p = strstr(md, "]("); p; p = strstr(p, "](")) {
+		p += 2;
+		char *end = strchr(p, ')');
+		assert_non_null(end);
+		char path[700];
+		snprintf(path, sizeof path, "%s/%.*s", dir, (int)(end - p), p);
+		if (!tu_exists(path))
+			fail_msg("report.md links %s, which was not written", path);
+		size_t k = strlen(ext);
+		if ((size_t)(end - p) > k && memcmp(end - k, ext, k) == 0)
+			++*with_ext;
+		links++;
+	}
+	free(md);
+	return links;
+}
+
+static void report_md_links_the_chart_files_that_were_written(void **state)
+{
+	static const char *const formats[][2] = {
+		{"svg", ".svg"}, {"png", ".png"}, {"png,svg", ".png"}, {"svg,png", ".png"},
+	};
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "links%zu", i);
+		const char *out = tu_path(name);
+		assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out, "-q",
+					"--no-trace", "--formats", formats[i][0], NULL),
+				 0);
+		size_t with_ext, links = check_links(out, formats[i][1], &with_ext);
+		assert_int_equal(links, NKINDS - 1); /* one per chart drawn: all but fragmentation */
+		assert_int_equal(with_ext, links);
+	}
+}
+
+/* How often needle occurs in d[0..len). */
+static size_t count_bytes(const char *d, size_t len, const char *needle)
+{
+	size_t n = 0, k = strlen(needle);
+	for (const char *p = d; (p = find_bytes(p, len - (size_t)(p - d), needle, k)); p += k)
+		n++;
+	return n;
+}
+
+/* A PDF text string as cairo writes /Title: <FEFF then UTF-16BE in hex>.
+ * s is UTF-8 of the Basic Multilingual Plane. */
+static void pdf_hex_title(const char *s, char *buf, size_t size)
+{
+	size_t n = (size_t)snprintf(buf, size, "/Title <FEFF");
+	const unsigned char *u = (const unsigned char *)s;
+	while (*u && n + 6 < size) {
+		unsigned cp;
+		if (*u < 0x80)
+			cp = *u++;
+		else if (*u < 0xe0)
+			cp = (unsigned)(u[0] & 0x1f) << 6 | (u[1] & 0x3f), u += 2;
+		else
+			cp = (unsigned)(u[0] & 0x0f) << 12 | (unsigned)(u[1] & 0x3f) << 6 | (u[2] & 0x3f), u += 3;
+		n += (size_t)snprintf(buf + n, size - n, "%04X", cp);
+	}
+	snprintf(buf + n, size - n, ">");
+}
+
+static void pdf_charts_are_one_vector_page_with_embedded_fonts(void **state)
+{
+	const char *out = tu_path("pdf"), *again = tu_path("pdf2");
+	for (int run = 0; run < 2; run++)
+		assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", run ? again : out,
+					"-q", "--no-trace", "--width", "1000", "--height", "600", "--formats", "pdf",
+					NULL),
+				 0);
+	size_t drawn = 0;
+	for (size_t k = 0; k < NKINDS; k++) {
+		char path[700];
+		snprintf(path, sizeof path, "%s/%s.cpu.png", out, kinds[k]);
+		assert_false(tu_exists(path));
+		snprintf(path, sizeof path, "%s/%s.cpu.svg", out, kinds[k]);
+		assert_false(tu_exists(path));
+		size_t n, n2;
+		char *pdf = report_file(out, kinds[k], "pdf", &n);
+		if (k == 4) {
+			assert_null(pdf); /* no fragmentation chart for a CPU without reserved bytes */
+			continue;
+		}
+		assert_non_null(pdf);
+		drawn++;
+		assert_true(n > 100);
+		assert_memory_equal(pdf, "%PDF-", 5);
+		assert_memory_equal(pdf + n - 6, "%%EOF\n", 6);
+		/* one page, the canvas at 1 pt a pixel */
+		assert_int_equal(count_bytes(pdf, n, "/Type /Page") - count_bytes(pdf, n, "/Type /Pages"), 1);
+		assert_non_null(find_bytes(pdf, n, "/MediaBox [ 0 0 1000 600 ]", 26));
+		/* text is text: a font resource and the font program embedded */
+		assert_true(count_bytes(pdf, n, "/Font") >= 1);
+		assert_true(count_bytes(pdf, n, "/FontFile2") >= 1);
+		assert_non_null(find_bytes(pdf, n, "DejaVuSans", 10));
+		/* no date: the same trace gives the same bytes */
+		assert_int_equal(count_bytes(pdf, n, "/CreationDate"), 0);
+		char *pdf2 = report_file(again, kinds[k], "pdf", &n2);
+		assert_non_null(pdf2);
+		assert_int_equal(n, n2);
+		assert_memory_equal(pdf, pdf2, n);
+		free(pdf2);
+		if (k == 0) {
+			char title[600];
+			pdf_hex_title("Live memory by category \xe2\x80\x94 mlp_adam (cpu)", title, sizeof title);
+			assert_non_null(find_bytes(pdf, n, title, strlen(title)));
+		}
+		free(pdf);
+	}
+	assert_int_equal(drawn, NKINDS - 1);
+	/* report.md links the PDFs (as links: Markdown does not show a PDF
+	 * inline); report.html links them under each figure */
+	size_t with_ext;
+	assert_int_equal(check_links(out, ".pdf", &with_ext), NKINDS - 1);
+	assert_int_equal(with_ext, NKINDS - 1);
+	char path[700];
+	snprintf(path, sizeof path, "%s/report.md", out);
+	char *md = tu_read(path, NULL);
+	assert_non_null(strstr(md, "\n[Live memory by category on cpu](timeline.cpu.pdf)\n"));
+	assert_null(strstr(md, "!["));
+	free(md);
+	snprintf(path, sizeof path, "%s/report.html", out);
+	char *html = tu_read(path, NULL);
+	assert_non_null(strstr(html, "<a href=\"timeline.cpu.pdf\">Live memory by category on cpu (PDF)</a>"));
+	free(html);
+	/* beside a PNG, report.md shows the PNG */
+	out = tu_path("pngpdf");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out, "-q", "--no-trace",
+				"--formats", "pdf,png", NULL),
+			 0);
+	assert_int_equal(check_links(out, ".png", &with_ext), NKINDS - 1);
+	assert_int_equal(with_ext, NKINDS - 1);
+	snprintf(path, sizeof path, "%s/timeline.cpu.pdf", out);
+	assert_true(tu_exists(path));
+}
+
 static void bad_chart_options_are_usage_errors(void **state)
 {
 	static const char *const bad[][2] = {
 		{"--width", "799"},	 {"--width", "12x"},   {"--height", "449"},	{"--height", "100000"},
-		{"--scale", "0"},	 {"--scale", "nan"},   {"--scale", "5"},	{"--formats", "pdf"},
+		{"--scale", "0"},	 {"--scale", "nan"},   {"--scale", "5"},	{"--formats", "jpeg"},
 		{"--formats", "png,"}, {"--formats", ""},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -170,6 +343,8 @@ int main(void)
 		cmocka_unit_test(every_chart_is_listed_drawn_or_skipped_with_a_reason),
 		cmocka_unit_test(report_charts_are_well_formed_sized_and_deterministic),
 		cmocka_unit_test(size_scale_and_formats_come_from_the_command_line),
+		cmocka_unit_test(report_md_links_the_chart_files_that_were_written),
+		cmocka_unit_test(pdf_charts_are_one_vector_page_with_embedded_fonts),
 		cmocka_unit_test(bad_chart_options_are_usage_errors),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -175,7 +175,7 @@ static void png_round_trip(const uint8_t *data, size_t size)
 {
 	if (size < 4)
 		return;
-	cg_png_image im = {NULL, 1 + data[0], 1 + data[1], 0};
+	cg_png_image im = {.width = 1 + data[0], .height = 1 + data[1]};
 	im.stride = 4 * (im.width + (data[2] & 7));
 	data += 3;
 	size -= 3;

@@ -325,7 +325,17 @@ static void one_pixel_lines_land_on_whole_device_pixels(void **state)
 	tc_close(&c, NULL);
 }
 
-static void png_and_svg_files_are_written_at_close(void **state)
+/* Does d[0..n) hold s? (A PDF holds NUL bytes: strstr would stop.) */
+static bool holds(const char *d, size_t n, const char *s)
+{
+	size_t k = strlen(s);
+	for (size_t i = 0; i + k <= n; i++)
+		if (memcmp(d + i, s, k) == 0)
+			return true;
+	return false;
+}
+
+static void png_svg_and_pdf_files_are_written_at_close(void **state)
 {
 	cg_chart c;
 	cg_chart_size size = {800, 450, 2.0};
@@ -355,6 +365,20 @@ static void png_and_svg_files_are_written_at_close(void **state)
 	assert_non_null(strstr(text, "<svg"));
 	assert_non_null(strstr(text, "width=\"800px\" height=\"450px\""));
 	free(text);
+	/* a PDF page is the canvas at 1 pt a pixel whatever the scale, its
+	 * /Title the chart's title */
+	const char *pdf = tu_path("open.pdf");
+	assert_int_equal(cg_chart_open(&c, pdf, CG_CHART_PDF, &size, NULL), 0);
+	assert_true(c.scale == 1);
+	cg_chart_frame(&c, "T\xc3\xaftle", "subtitle", "footnote");
+	assert_int_equal(cg_chart_close(&c, NULL), 0);
+	text = tu_read(pdf, &n);
+	assert_non_null(text);
+	assert_memory_equal(text, "%PDF-", 5);
+	assert_true(holds(text, n, "/MediaBox [ 0 0 800 450 ]"));
+	/* "Tïtle" in UTF-16BE: T U+00EF t l e */
+	assert_true(holds(text, n, "/Title <FEFF005400EF0074006C0065>"));
+	free(text);
 	/* NULL size: the default 1600 x 900 */
 	assert_int_equal(cg_chart_open(&c, tu_path("default.png"), CG_CHART_PNG, NULL, NULL), 0);
 	assert_true(c.width == 1600 && c.height == 900 && c.scale == 1);
@@ -379,6 +403,12 @@ static void a_path_that_cannot_be_written_is_an_io_error_naming_it(void **state)
 	assert_int_equal(cg_chart_open(&c, bad, CG_CHART_SVG, NULL, &err2), CG_EIO);
 	assert_int_equal(err2.code, CG_EIO);
 	assert_non_null(strstr(err2.msg, bad));
+	/* so is a PDF */
+	snprintf(bad, sizeof bad, "%s/no/such/folder/x.pdf", tu_tmpdir());
+	cg_error err3 = CG_ERROR_INIT;
+	assert_int_equal(cg_chart_open(&c, bad, CG_CHART_PDF, NULL, &err3), CG_EIO);
+	assert_int_equal(err3.code, CG_EIO);
+	assert_non_null(strstr(err3.msg, bad));
 }
 
 static void category_and_phase_colours_are_all_different(void **state)
@@ -425,7 +455,7 @@ int main(void)
 		cmocka_unit_test(too_few_characters_give_nothing_at_all),
 		cmocka_unit_test(cuts_fall_between_characters_and_bad_bytes_become_replacement_characters),
 		cmocka_unit_test(one_pixel_lines_land_on_whole_device_pixels),
-		cmocka_unit_test(png_and_svg_files_are_written_at_close),
+		cmocka_unit_test(png_svg_and_pdf_files_are_written_at_close),
 		cmocka_unit_test(a_path_that_cannot_be_written_is_an_io_error_naming_it),
 		cmocka_unit_test(category_and_phase_colours_are_all_different),
 	};

@@ -39,7 +39,7 @@ static void every_queued_png_is_the_same_bytes_as_written_directly(void **state)
 		snprintf(queued[k], sizeof queued[k], "queued%d.png", k);
 		cg_png_image img = cg_png_image_of(s);
 		assert_int_equal(cg_png_write(&img, tu_path(direct[k]), NULL), 0);
-		cg_png_queue_push(q, s, cg_strdup(tu_path(queued[k]))); /* q owns s and the path */
+		cg_png_queue_push(q, s, cg_strdup(tu_path(queued[k])), NULL, 1); /* q owns s and the path */
 	}
 	cg_error err = CG_ERROR_INIT;
 	assert_int_equal(cg_png_queue_finish(q, &err), 0);
@@ -72,11 +72,11 @@ static void a_write_error_comes_back_from_finish_and_the_others_are_written(void
 	snprintf(bad1, sizeof bad1, "%s/missing/one.png", tu_tmpdir());
 	snprintf(bad2, sizeof bad2, "%s/missing/two.png", tu_tmpdir());
 	cg_png_queue *q = cg_png_queue_new();
-	cg_png_queue_push(q, image(1), cg_strdup(tu_path("good1.png")));
-	cg_png_queue_push(q, image(2), cg_strdup(bad1));
-	cg_png_queue_push(q, image(3), cg_strdup(tu_path("good2.png")));
-	cg_png_queue_push(q, image(4), cg_strdup(bad2));
-	cg_png_queue_push(q, image(5), cg_strdup(tu_path("good3.png")));
+	cg_png_queue_push(q, image(1), cg_strdup(tu_path("good1.png")), NULL, 1);
+	cg_png_queue_push(q, image(2), cg_strdup(bad1), NULL, 1);
+	cg_png_queue_push(q, image(3), cg_strdup(tu_path("good2.png")), NULL, 1);
+	cg_png_queue_push(q, image(4), cg_strdup(bad2), NULL, 1);
+	cg_png_queue_push(q, image(5), cg_strdup(tu_path("good3.png")), NULL, 1);
 	cg_error err = CG_ERROR_INIT;
 	assert_int_equal(cg_png_queue_finish(q, &err), CG_EIO);
 	assert_int_equal(err.code, CG_EIO);
@@ -122,7 +122,7 @@ static void finishing_nothing_succeeds(void **state)
 	char bad[700];
 	snprintf(bad, sizeof bad, "%s/missing/x.png", tu_tmpdir());
 	cg_png_queue *q = cg_png_queue_new();
-	cg_png_queue_push(q, image(0), cg_strdup(bad));
+	cg_png_queue_push(q, image(0), cg_strdup(bad), NULL, 1);
 	assert_int_equal(cg_png_queue_finish(q, NULL), CG_EIO);
 }
 

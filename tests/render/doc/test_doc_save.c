@@ -60,7 +60,7 @@ static void both_files_hold_what_the_backends_write(void **state)
 	assert_int_equal(cg_doc_save(d, od, "report", true, &err), 0);
 
 	cg_sink *md = cg_sink_memory(), *html = cg_sink_memory();
-	cg_doc_write_markdown(d, md);
+	cg_doc_write_markdown_in(d, md, cg_outdir_dir(od));
 	assert_int_equal(cg_doc_write_html(d, html, cg_outdir_dir(od), &err), 0);
 	assert_int_equal(cg_outdir_commit(od, &err), 0);
 
@@ -68,7 +68,7 @@ static void both_files_hold_what_the_backends_write(void **state)
 	assert_string_equal(got_md, cg_sink_data(md, NULL));
 	assert_string_equal(got_html, cg_sink_data(html, NULL));
 	assert_non_null(strstr(got_html, "<svg id=\"f1-a\"><rect/></svg>"));
-	assert_non_null(strstr(got_md, "](chart.png)"));
+	assert_non_null(strstr(got_md, "](chart.svg)")); /* the only file of it written */
 	char *manifest = file_in(dir, CG_OUTDIR_MANIFEST);
 	assert_string_equal(manifest, "chart.svg\nreport.md\nreport.html\n");
 	free(manifest);
