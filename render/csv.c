@@ -81,9 +81,10 @@ static void peak_rows(row *r, const cg_analysis *a, uint32_t d)
 	for (size_t i = 0; ls->listed && i < ls->nallocs; i++) {
 		const cg_live_alloc *la = &ls->allocs[i];
 		/* Memory from before the trace is known by its free only. */
-		const cg_mem *m = &tl->mem[la->alloc != CG_NONE ? la->alloc : la->end];
+		uint32_t rec = la->alloc != CG_NONE ? la->alloc : la->end;
+		const cg_mem *m = rec != CG_NONE ? &tl->mem[rec] : NULL;
 		text(r, device);
-		text(r, cg_timeline_str(tl, m->tensor));
+		text(r, m ? cg_timeline_str(tl, m->tensor) : "");
 		u64(r, la->bytes);
 		text(r, cg_category_name(cg_live_alloc_category(tl, la)));
 		text(r, cg_phase_name(cg_live_alloc_phase(tl, la)));
@@ -96,7 +97,10 @@ static void peak_rows(row *r, const cg_analysis *a, uint32_t d)
 			empty(r);
 			empty(r);
 			empty(r);
-			u64(r, m->line);
+			if (m)
+				u64(r, m->line);
+			else
+				empty(r);
 		}
 		end(r);
 	}
