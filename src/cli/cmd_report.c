@@ -24,7 +24,7 @@ static const cg_opt report_opts[] = {
 	{"no-trace", 0, NULL, "do not write the Chrome trace"},
 	{"no-html", 0, NULL, "do not write report.html"},
 	{"trace-full", 0, NULL, "every memory record in the Chrome trace (default: ~1M counter events)"},
-	{"formats", 0, "LIST", "files: png, svg, pdf (charts), folded, csv (exports), comma-separated (default png,svg)"},
+	{"formats", 0, "LIST", "png, svg, pdf (charts), folded, csv (exports), comma-separated (default png,svg)"},
 	{"width", 0, "PX", "chart width in pixels (default 1600, at least 800)"},
 	{"height", 0, "PX", "chart height in pixels (default 900, at least 450)"},
 	{"scale", 0, "S", "PNG pixels per chart pixel, e.g. 2 for HiDPI (default 1)"},
@@ -282,9 +282,9 @@ const cg_command cg_cmd_report = {
 	"segments (snapshots) and lifetimes, as NAME.DEVICE.png and .svg, or .pdf with\n"
 	"--formats pdf (devices whose names give one file name get -2, -3, ...); a chart\n"
 	"that does not apply to the trace is left out and report.md says why; with no\n"
-	"chart format in --formats no chart is drawn. --width\n"
-	"and --height set the layout (SVG, PDF and PNG alike; a PDF page is 1 pt a\n"
-	"pixel); --scale only multiplies the PNG's pixels.\n"
+	"chart format in --formats no chart is drawn. --width and --height set the\n"
+	"layout (SVG, PDF and PNG alike; a PDF page is 1 pt a pixel); --scale only\n"
+	"multiplies the PNG's pixels.\n"
 	"Exports (docs/exports.md): --formats folded writes collapsed stacks of what was\n"
 	"live at the peak and of the leak candidates (live_at_peak.DEVICE.folded,\n"
 	"leaks.DEVICE.folded) for flamegraph.pl, inferno, speedscope and Perfetto;\n"
