@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "report_cells.h"
 #include "report_snapshot.h"
 #include "units.h"
@@ -612,6 +613,31 @@ static void run_section(cg_doc *d, const cg_timeline *tl)
 	cg_report_snapshot_run_rows(d, tl);
 }
 
+/* The export files (--formats folded, csv) in the list, written or not,
+ * and a note when no chart was asked for. */
+static void exports_section(cg_doc *d, const cg_chart_list *charts)
+{
+	size_t n = 0;
+	for (size_t i = 0; charts && i < charts->n; i++) {
+		const cg_chart_file *f = &charts->items[i];
+		if (f->kind && strcmp(f->kind, CG_EXPORT_NO_CHARTS) == 0)
+			cg_doc_note(d, "No charts were drawn: %s.", f->skipped);
+		if (!f->kind || strcmp(f->kind, CG_EXPORT_KIND) != 0)
+			continue;
+		if (n++ == 0) {
+			cg_doc_heading(d, 2, "Exported files");
+			cg_doc_table(d, 2, "kl");
+			ROW(d, "file", "contents");
+		}
+		char what[600];
+		snprintf(what, sizeof what, "%s%s%s", f->title, f->skipped ? " \xe2\x80\x94 not written: " : "",
+			 f->skipped ? f->skipped : "");
+		ROW(d, f->name, what);
+	}
+	if (n)
+		cg_doc_note(d, "docs/exports.md describes the folded stacks and the CSV columns.");
+}
+
 cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
 {
 	const cg_timeline *tl = a->tl;
@@ -626,6 +652,7 @@ cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
 	cg_report_snapshot_header(d, tl);
 	callouts(d, a);
 	key_figures(d, a);
+	exports_section(d, charts);
 	uint32_t ndetail;
 	uint32_t *detail = select_devices(a, REPORT_DETAIL_DEVICES, &ndetail);
 	for (uint32_t k = 0; k < ndetail; k++)
@@ -658,6 +685,7 @@ bool cg_report_owns_name(const char *name)
 		if (strcmp(name, own[i]) == 0)
 			return true;
 	size_t n = strlen(name);
-	return n >= 4 && (strcmp(name + n - 4, ".png") == 0 || strcmp(name + n - 4, ".svg") == 0 ||
-			  strcmp(name + n - 4, ".pdf") == 0);
+	return (n >= 4 && (strcmp(name + n - 4, ".png") == 0 || strcmp(name + n - 4, ".svg") == 0 ||
+			   strcmp(name + n - 4, ".pdf") == 0 || strcmp(name + n - 4, ".csv") == 0)) ||
+	       (n >= 7 && strcmp(name + n - 7, ".folded") == 0);
 }

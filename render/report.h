@@ -17,7 +17,8 @@ cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts);
 int cg_report_write(cg_outdir *od, const cg_analysis *a, const cg_chart_list *charts, bool html, cg_error *err);
 
 /* Is name one the report folder gives its own files: summary.json,
- * report.md, report.html, the manifest, or a chart's (*.png, *.svg)? A
+ * report.md, report.html, the manifest, a chart's (*.png, *.svg, *.pdf) or
+ * an export's (*.csv, *.folded)? A
  * file the user names (the Chrome trace) must not take one of them. */
 bool cg_report_owns_name(const char *name);
 

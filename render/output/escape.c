@@ -176,3 +176,69 @@ void cg_escape_github_property(cg_sink *out, const char *s, size_t n)
 {
 	github(out, s, n, true);
 }
+
+/* Does a spreadsheet take a cell starting with c for a formula? (OWASP,
+ * "CSV injection": = + - @, and TAB / CR, which some strip first.) */
+static bool formula_start(unsigned char c)
+{
+	return c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r';
+}
+
+/* Writes s[0..n) with invalid UTF-8 replaced and '"' doubled when quoted. */
+static void csv_body(cg_sink *out, const unsigned char *s, size_t n, bool quoted)
+{
+	size_t run = 0;
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i];
+		size_t len = c < 0x80 ? 1 : cg_utf8_sequence(s + i, n - i);
+		if (len == 0 || (quoted && c == '"')) {
+			cg_sink_write(out, s + run, i - run);
+			cg_sink_puts(out, len == 0 ? replacement : "\"\"");
+			len = 1;
+			run = i + 1;
+		}
+		i += len;
+	}
+	cg_sink_write(out, s + run, n - run);
+}
+
+void cg_escape_csv(cg_sink *out, const char *str, size_t n, bool from_trace)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	bool quote = false;
+	for (size_t i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+	if (quote)
+		cg_sink_putc(out, '"');
+	if (from_trace && n > 0 && formula_start(s[0]))
+		cg_sink_putc(out, '\'');
+	csv_body(out, s, n, quote);
+	if (quote)
+		cg_sink_putc(out, '"');
+}
+
+void cg_escape_folded_frame(cg_sink *out, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t run = 0;
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i];
+		size_t len = c < 0x80 ? 1 : cg_utf8_sequence(s + i, n - i);
+		const char *esc = NULL;
+		if (len == 0) {
+			esc = replacement;
+			len = 1;
+		} else if (c == ';') {
+			esc = ":";
+		} else if (c < 0x20 || c == 0x7f) {
+			esc = " ";
+		}
+		if (esc) {
+			cg_sink_write(out, s + run, i - run);
+			cg_sink_puts(out, esc);
+			run = i + len;
+		}
+		i += len;
+	}
+	cg_sink_write(out, s + run, n - run);
+}

@@ -3,6 +3,7 @@
 #ifndef CG_ESCAPE_H
 #define CG_ESCAPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sink.h"
@@ -23,5 +24,17 @@ void cg_escape_github_data(cg_sink *out, const char *s, size_t n);
 /* Writes s as a property value of a workflow command (file=, title=): as
  * the message, and : , as %3A %2C, which would end the value. */
 void cg_escape_github_property(cg_sink *out, const char *s, size_t n);
+
+/* Writes s as one CSV field (RFC 4180): in double quotes, with '"'
+ * doubled, when it holds ',' '"' CR or LF, else as it is. A field from the
+ * trace (from_trace) that starts with = + - @ TAB or CR gets a leading '
+ * first, so that no spreadsheet takes it for a formula. Bytes that are not
+ * valid UTF-8 become U+FFFD. */
+void cg_escape_csv(cg_sink *out, const char *s, size_t n, bool from_trace);
+/* Writes s as one frame of a collapsed ("folded") stack: ';', which
+ * separates frames, becomes ':'; CR, LF and the other control characters,
+ * which would end or garble the line, become spaces; bytes that are not
+ * valid UTF-8 become U+FFFD. */
+void cg_escape_folded_frame(cg_sink *out, const char *s, size_t n);
 
 #endif

@@ -9,6 +9,7 @@
 #include "chrome_trace.h"
 #include "cmd_common.h"
 #include "commands.h"
+#include "export.h"
 #include "outdir.h"
 #include "report.h"
 #include "summary_json.h"
@@ -23,7 +24,7 @@ static const cg_opt report_opts[] = {
 	{"no-trace", 0, NULL, "do not write the Chrome trace"},
 	{"no-html", 0, NULL, "do not write report.html"},
 	{"trace-full", 0, NULL, "every memory record in the Chrome trace (default: ~1M counter events)"},
-	{"formats", 0, "LIST", "chart files: png, svg, pdf, comma-separated (default png,svg)"},
+	{"formats", 0, "LIST", "png, svg, pdf (charts), folded, csv (exports), comma-separated (default png,svg)"},
 	{"width", 0, "PX", "chart width in pixels (default 1600, at least 800)"},
 	{"height", 0, "PX", "chart height in pixels (default 900, at least 450)"},
 	{"scale", 0, "S", "PNG pixels per chart pixel, e.g. 2 for HiDPI (default 1)"},
@@ -37,6 +38,7 @@ typedef struct report_options {
 	bool html;
 	cg_chrome_options chrome;
 	cg_charts_options charts;
+	cg_export_options exports;
 } report_options;
 
 /* The largest PNG side cgmem writes: 8192 px (a 256 MB image). */
@@ -58,31 +60,41 @@ static int pixels_option(const cg_command *cmd, const cg_args *args, const char 
 	return 0;
 }
 
+/* --formats: chart files and export files. */
+static int formats_option(const cg_command *cmd, const cg_args *args, cg_charts_options *o, cg_export_options *x)
+{
+	const char *f = cg_args_get(cmd, args, "formats");
+	if (!f)
+		return 0;
+	o->png = o->svg = o->pdf = false;
+	bool *const wanted[] = {&o->png, &o->svg, &o->pdf, &x->folded, &x->csv};
+	static const char *const names[] = {"png", "svg", "pdf", "folded", "csv"};
+	bool any = false;
+	for (const char *p = f; *p;) {
+		size_t n = strcspn(p, ","), k = 0;
+		while (k < sizeof names / sizeof names[0] && !(strlen(names[k]) == n && strncmp(p, names[k], n) == 0))
+			k++;
+		if (k == sizeof names / sizeof names[0])
+			return cg_usage_error(cmd, "--formats: '%.*s' is not a format (png, svg, pdf, folded, csv)", (int)n,
+					      p);
+		*wanted[k] = any = true;
+		p += n;
+		if (*p == ',' && *++p == '\0')
+			return cg_usage_error(cmd, "--formats: '%s' ends with a comma", f);
+	}
+	if (!any)
+		return cg_usage_error(cmd, "--formats: give png, svg, pdf, folded, csv or a list of them (png,svg)");
+	return 0;
+}
+
 /* --formats, --width, --height, --scale. */
-static int chart_options(const cg_command *cmd, const cg_args *args, cg_charts_options *o)
+static int chart_options(const cg_command *cmd, const cg_args *args, cg_charts_options *o, cg_export_options *x)
 {
 	*o = (cg_charts_options)CG_CHARTS_OPTIONS_INIT;
-	const char *f = cg_args_get(cmd, args, "formats");
-	if (f) {
-		o->png = o->svg = o->pdf = false;
-		for (const char *p = f; *p;) {
-			size_t n = strcspn(p, ",");
-			if (n == 3 && strncmp(p, "png", 3) == 0)
-				o->png = true;
-			else if (n == 3 && strncmp(p, "svg", 3) == 0)
-				o->svg = true;
-			else if (n == 3 && strncmp(p, "pdf", 3) == 0)
-				o->pdf = true;
-			else
-				return cg_usage_error(cmd, "--formats: '%.*s' is not a chart format (png, svg, pdf)", (int)n,
-						      p);
-			p += n;
-			if (*p == ',' && *++p == '\0')
-				return cg_usage_error(cmd, "--formats: '%s' ends with a comma", f);
-		}
-		if (!o->png && !o->svg && !o->pdf)
-			return cg_usage_error(cmd, "--formats: give png, svg, pdf or a list of them (png,svg)");
-	}
+	*x = (cg_export_options)CG_EXPORT_OPTIONS_INIT;
+	int frc = formats_option(cmd, args, o, x);
+	if (frc)
+		return frc;
 	int rc = pixels_option(cmd, args, "width", CG_CHART_MIN_WIDTH, &o->size.width);
 	if (rc == 0)
 		rc = pixels_option(cmd, args, "height", CG_CHART_MIN_HEIGHT, &o->size.height);
@@ -115,9 +127,16 @@ static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_optio
 		rc = cg_summary_json_save(path, a, err);
 	cg_free(path);
 	cg_chart_list charts = {0};
-	if (rc == 0) {
+	if (rc == 0 && (ro->charts.png || ro->charts.svg || ro->charts.pdf)) {
 		cg_progress_line_stage(p, "drawing the charts");
 		rc = cg_charts_write(od, a, &ro->charts, &charts, err);
+	} else if (rc == 0) {
+		cg_chart_list_add_device(&charts, CG_EXPORT_NO_CHARTS, CG_NONE, "", "Charts",
+					 "--formats named no chart format (png, svg, pdf)");
+	}
+	if (rc == 0 && (ro->exports.folded || ro->exports.csv)) {
+		cg_progress_line_stage(p, "writing the exports");
+		rc = cg_export_write(od, a, &ro->exports, &charts, err);
 	}
 	if (rc == 0) {
 		cg_progress_line_stage(p, ro->html ? "writing report.md and report.html" : "writing report.md");
@@ -206,7 +225,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 	ro.html = !cg_args_flag(cmd, args, "no-html");
 	status = trace_option(cmd, args, dir, &ro);
 	if (status == 0)
-		status = chart_options(cmd, args, &ro.charts);
+		status = chart_options(cmd, args, &ro.charts, &ro.exports);
 	if (status)
 		return status;
 
@@ -262,9 +281,14 @@ const cg_command cg_cmd_report = {
 	"Charts, per device: timeline, breakdown, icicle, top_allocations, fragmentation,\n"
 	"segments (snapshots) and lifetimes, as NAME.DEVICE.png and .svg, or .pdf with\n"
 	"--formats pdf (devices whose names give one file name get -2, -3, ...); a chart\n"
-	"that does not apply to the trace is left out and report.md says why. --width\n"
-	"and --height set the layout (SVG, PDF and PNG alike; a PDF page is 1 pt a\n"
-	"pixel); --scale only multiplies the PNG's pixels.\n"
+	"that does not apply to the trace is left out and report.md says why; with no\n"
+	"chart format in --formats no chart is drawn. --width and --height set the\n"
+	"layout (SVG, PDF and PNG alike; a PDF page is 1 pt a pixel); --scale only\n"
+	"multiplies the PNG's pixels.\n"
+	"Exports (docs/exports.md): --formats folded writes collapsed stacks of what was\n"
+	"live at the peak and of the leak candidates (live_at_peak.DEVICE.folded,\n"
+	"leaks.DEVICE.folded) for flamegraph.pl, inferno, speedscope and Perfetto;\n"
+	"--formats csv writes peak.DEVICE.csv and steps.csv (as summary --csv).\n"
 	"The folder is written completely or not at all: an earlier report in DIR is\n"
 	"replaced only once the new one is complete. The temporary folder beside it\n"
 	"(.cgmem-tmp-*) is removed on errors, out of memory, SIGINT, SIGTERM and SIGHUP;\n"

@@ -1,8 +1,11 @@
-/* libFuzzer target: the Chrome-trace, summary.json, Markdown and HTML
- * writers fed by fuzzed names and values. The input is decoded into a small
- * timeline (strings of any bytes as span, op, tensor, device and metadata
- * names; sizes and times); the outputs must stay valid JSON and the HTML
- * must hold no element the trace's strings could have smuggled in.
+/* libFuzzer target: the Chrome-trace, summary.json, Markdown, HTML, folded
+ * stacks and CSV writers fed by fuzzed names and values. The input is
+ * decoded into a small timeline (strings of any bytes as span, op, tensor,
+ * device and metadata names; sizes and times); the outputs must stay valid
+ * JSON, the HTML must hold no element the trace's strings could have
+ * smuggled in, every folded line must be "frames bytes" with the bytes
+ * adding up to the peak, and every CSV record must have the header's
+ * fields with none starting a spreadsheet formula.
  *   build-fuzz/tests/fuzz/fuzz_writers tests/fuzz/corpus_writers */
 #include <ctype.h>
 #include <stdbool.h>
@@ -15,9 +18,11 @@
 
 #include "analysis.h"
 #include "chrome_trace.h"
+#include "csv.h"
 #include "doc_html.h"
 #include "doc_markdown.h"
 #include "finalize.h"
+#include "folded.h"
 #include "report.h"
 #include "sink.h"
 #include "summary_json.h"
@@ -95,6 +100,126 @@ static void must_be_inert(const char *html)
 				fprintf(stderr, "fuzz_writers: unexpected attribute in %.60s\n", p);
 				abort();
 			}
+	}
+}
+
+/* Each line is "frames bytes\n": no control character, bytes a plain
+ * integer; the bytes add up to want. */
+static void must_be_folded(const char *text, uint64_t want)
+{
+	uint64_t sum = 0;
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n'), *sp = nl;
+		if (!nl) {
+			fprintf(stderr, "fuzz_writers: a folded line does not end: %.80s\n", p);
+			abort();
+		}
+		while (sp > p && sp[-1] >= '0' && sp[-1] <= '9')
+			sp--;
+		if (sp == nl || sp == p || sp[-1] != ' ' || sp - 1 == p) {
+			fprintf(stderr, "fuzz_writers: not a folded line: %.*s\n", (int)(nl - p), p);
+			abort();
+		}
+		for (const char *q = p; q < nl; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f) {
+				fprintf(stderr, "fuzz_writers: control byte in a folded line: %.*s\n", (int)(nl - p), p);
+				abort();
+			}
+		sum += strtoull(sp, NULL, 10);
+		p = nl + 1;
+	}
+	if (sum != want) {
+		fprintf(stderr, "fuzz_writers: folded lines hold %llu B, not %llu\n", (unsigned long long)sum,
+			(unsigned long long)want);
+		abort();
+	}
+}
+
+static bool is_integer(const char *s, size_t n)
+{
+	size_t i = n && s[0] == '-';
+	if (i == n)
+		return false;
+	for (; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* RFC 4180 read strictly: records end in CRLF, quoted fields double their
+ * quotes, every record has the header's fields; a field that is not an
+ * integer never starts with = + - @ TAB or CR. */
+static void must_be_csv(const char *text)
+{
+	size_t fields = 0, want = 0, records = 0;
+	char *cell = malloc(strlen(text) + 1);
+	for (const char *p = text; *p;) {
+		size_t n = 0;
+		if (*p == '"') {
+			for (p++;; p++) {
+				if (!*p) {
+					fprintf(stderr, "fuzz_writers: a quoted CSV field does not end\n");
+					abort();
+				}
+				if (*p == '"' && p[1] != '"')
+					break;
+				if (*p == '"')
+					p++;
+				cell[n++] = *p;
+			}
+			p++;
+		} else {
+			for (; *p && *p != ',' && *p != '\r' && *p != '\n' && *p != '"'; p++)
+				cell[n++] = *p;
+		}
+		if (n && strchr("=+-@\t\r", cell[0]) && !is_integer(cell, n)) {
+			fprintf(stderr, "fuzz_writers: a CSV field starts a formula: %.*s\n", (int)n, cell);
+			abort();
+		}
+		fields++;
+		if (*p == ',') {
+			p++;
+			continue;
+		}
+		if (p[0] != '\r' || p[1] != '\n') {
+			fprintf(stderr, "fuzz_writers: a CSV field is followed by %.20s\n", p);
+			abort();
+		}
+		p += 2;
+		if (records++ == 0)
+			want = fields;
+		else if (fields != want) {
+			fprintf(stderr, "fuzz_writers: a CSV record of %zu fields, the header has %zu\n", fields, want);
+			abort();
+		}
+		fields = 0;
+	}
+	if (fields || !records) {
+		fprintf(stderr, "fuzz_writers: CSV does not end with a record\n");
+		abort();
+	}
+	free(cell);
+}
+
+static void exports(const cg_analysis *a)
+{
+	for (uint32_t d = 0; d < a->tl->ndevices; d++) {
+		cg_sink *s = cg_sink_memory();
+		cg_folded_peak_write(s, a, d);
+		must_be_folded(cg_sink_data(s, NULL), a->at_peak->devices[d].bytes);
+		cg_sink_close(s, NULL);
+		if (cg_folded_leaks_available(a, d)) {
+			s = cg_sink_memory();
+			cg_folded_leaks_write(s, a, d);
+			must_be_folded(cg_sink_data(s, NULL), a->leaks->devices[d].bytes);
+			cg_sink_close(s, NULL);
+		}
+	}
+	for (int k = 0; k < CG_CSV_SECTION_COUNT; k++) {
+		cg_sink *s = cg_sink_memory();
+		cg_csv_write(s, a, (cg_csv_section)k, CG_NONE);
+		must_be_csv(cg_sink_data(s, NULL));
+		cg_sink_close(s, NULL);
 	}
 }
 
@@ -220,6 +345,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		must_be_inert(cg_sink_data(s, NULL));
 		cg_sink_close(s, NULL);
 		cg_doc_free(d);
+		exports(a);
 		cg_analysis_free(a);
 	}
 	cg_timeline_free(tl);

@@ -1,7 +1,8 @@
 /* Escaping (escape.h) with hostile strings: whatever a trace holds, JSON
  * stays valid JSON holding the same text, HTML shows it as text, Markdown
  * cannot be broken out of, a GitHub workflow command's property or message
- * cannot be ended early. Invalid UTF-8 becomes U+FFFD, one for each bad
+ * cannot be ended early, a CSV field stays one field and never a formula,
+ * a folded frame stays one frame on its line. Invalid UTF-8 becomes U+FFFD, one for each bad
  * byte; valid multi-byte characters are kept as they are. */
 #include "testutil.h"
 
@@ -230,6 +231,60 @@ static void github_properties_also_escape_colon_and_comma(void **state)
 	GH_PROP("caf\xc3\xa9 \xff", "caf\xc3\xa9 \xff"); /* bytes the runner takes as they are */
 }
 
+/* --- CSV (RFC 4180) and folded stacks --- */
+
+static void csv_trace(cg_sink *out, const char *s, size_t n)
+{
+	cg_escape_csv(out, s, n, true);
+}
+
+static void csv_own(cg_sink *out, const char *s, size_t n)
+{
+	cg_escape_csv(out, s, n, false);
+}
+
+#define CSV(in, out) expect(csv_trace, in, sizeof in - 1, out)
+#define FOLDED(in, out) expect(cg_escape_folded_frame, in, sizeof in - 1, out)
+
+static void csv_quotes_fields_with_separators_and_doubles_quotes(void **state)
+{
+	CSV("", "");
+	CSV("plain id_7", "plain id_7");
+	CSV("a,b", "\"a,b\"");
+	CSV("say \"hi\"", "\"say \"\"hi\"\"\"");
+	CSV("line\nbreak", "\"line\nbreak\"");
+	CSV("cr\rhere", "\"cr\rhere\"");
+	/* a field cannot end early and start a row of its own */
+	CSV("x\",\"evil\"\r\n1,2", "\"x\"\",\"\"evil\"\"\r\n1,2\"");
+	CSV("caf\xc3\xa9 \xff", "caf\xc3\xa9 " FFFD);
+}
+
+/* OWASP's CSV injection: a cell starting with = + - @ TAB or CR is a
+ * formula to Excel, LibreOffice and Google Sheets. */
+static void csv_fields_from_the_trace_never_start_a_formula(void **state)
+{
+	CSV("=1+2", "'=1+2");
+	CSV("+1", "'+1");
+	CSV("-1", "'-1");
+	CSV("@SUM(A1)", "'@SUM(A1)");
+	CSV("\t=1", "'\t=1");
+	CSV("\r=1", "\"'\r=1\"");
+	CSV("=HYPERLINK(\"http://e\",\"x\")", "\"'=HYPERLINK(\"\"http://e\"\",\"\"x\"\")\"");
+	/* only the first character counts; cgmem's own fields are as they are */
+	CSV("a=1", "a=1");
+	expect(csv_own, "-12", 3, "-12");
+}
+
+static void folded_frames_cannot_split_a_stack_or_end_a_line(void **state)
+{
+	FOLDED("", "");
+	FOLDED("aten::mm", "aten::mm");
+	FOLDED("a;b", "a:b");
+	FOLDED("a\nb\rc\td\x1b\x7f", "a b c d  ");
+	FOLDED("x 12\n", "x 12 ");
+	FOLDED("caf\xc3\xa9 \xff", "caf\xc3\xa9 " FFFD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +302,9 @@ int main(void)
 		cmocka_unit_test(markdown_replaces_invalid_utf8_and_keeps_valid),
 		cmocka_unit_test(github_data_escapes_percent_and_line_ends),
 		cmocka_unit_test(github_properties_also_escape_colon_and_comma),
+		cmocka_unit_test(csv_quotes_fields_with_separators_and_doubles_quotes),
+		cmocka_unit_test(csv_fields_from_the_trace_never_start_a_formula),
+		cmocka_unit_test(folded_frames_cannot_split_a_stack_or_end_a_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
