@@ -255,7 +255,9 @@ static const char *json_word(cJSON *v)
 	if (!cJSON_IsTrue(cJSON_GetObjectItem(v, "ok")))
 		return "FAIL";
 	const char *source = cJSON_GetStringValue(cJSON_GetObjectItem(v, "source"));
-	return source && strcmp(source, "not_applicable") == 0 ? "n/a" : "ok";
+	/* a limit that cannot be judged: does not apply, or the figure is unknown */
+	bool judged = !source || (strcmp(source, "not_applicable") != 0 && strcmp(source, "unknown") != 0);
+	return judged ? "ok" : "n/a";
 }
 
 /* The message of a workflow command with %25 decoded (names are escaped
