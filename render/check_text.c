@@ -49,9 +49,8 @@ static void put_body(cg_sink *out, const cg_check_verdict *v, const char *device
 	case CG_CHECK_FRAGMENTATION:
 		snprintf(limit, sizeof limit, "%.6g", l->max_fragmentation);
 		if (!v->measured) {
-			/* the same rule as JSON's (check.h): not applicable holds, unknown fails */
 			cg_sink_printf(out, "%s %s: %s, limit %s (%s)", name, device,
-				       cg_check_outcome_of(v) == CG_CHECK_NOT_APPLICABLE ? "not applicable" : "unknown",
+				       v->source == CG_FRAG_NOT_APPLICABLE ? "not applicable" : "unknown",
 				       limit, cg_check_reason(v));
 			return;
 		}

@@ -81,9 +81,12 @@ static void fragmentation(cg_check_verdict *v, const cg_analysis *a, uint32_t d,
 		v->value = rp->standard.at_peak.frag_reserved;
 		v->t_ns = a->peak->devices[d].peak_t_ns;
 	} else {
+		/* cannot be judged: n/a with the reason, as a CPU's (issue 19) */
 		v->measured = false;
+		v->ok = true;
+		return;
 	}
-	v->ok = v->measured && !(v->value > limit);
+	v->ok = !(v->value > limit);
 }
 
 /* Growth judged in integers: (peak - base) * 100 * 10^6 > limit_millionths * base. */

@@ -65,7 +65,7 @@ typedef struct cg_check_verdict {
 	uint8_t kind;	     /* cg_check_kind */
 	const char *device;  /* borrowed from the run's timeline */
 	bool ok;
-	bool measured;	     /* false: the figure is unknown (the limit fails) or does not apply */
+	bool measured;	     /* false: the figure is unknown or does not apply (n/a) */
 	uint64_t bytes;	     /* peak, leaked: the measured bytes; growth: the run's peak */
 	double value;	     /* fragmentation: the ratio; growth: percent (when bounded) */
 	uint64_t t_ns;	     /* fragmentation at a checkpoint or the peak; peak: its time */
@@ -90,9 +90,8 @@ int cg_check_run(cg_check_result **out, const cg_analysis *a, const cg_analysis 
 void cg_check_free(cg_check_result *r);
 
 /* What a verdict says, one rule for every output (text, JSON, CI formats),
- * so that they cannot disagree: FAIL when the limit fails (an unknown
- * figure included), n/a when it holds without a figure (does not apply),
- * else ok. */
+ * so that they cannot disagree: FAIL when the limit fails, n/a when it
+ * cannot be judged (the figure is unknown or does not apply), else ok. */
 typedef enum cg_check_outcome {
 	CG_CHECK_HOLDS,
 	CG_CHECK_FAILS,

@@ -210,6 +210,14 @@ void cg_chart_slugs_free(char **slugs, size_t n)
 	cg_free(slugs);
 }
 
+void cg_chart_png_suffix(const cg_charts_options *o, char *buf, size_t size)
+{
+	if (o->hidpi_names && o->size.scale != 1)
+		snprintf(buf, size, "@%gx", o->size.scale);
+	else if (size)
+		buf[0] = '\0';
+}
+
 int cg_charts_render(cg_outdir *od, const cg_charts_options *o, struct cg_png_queue *q, const char *name,
 		     cg_chart_draw_fn draw, const void *ctx, cg_error *err)
 {
@@ -218,11 +226,14 @@ int cg_charts_render(cg_outdir *od, const cg_charts_options *o, struct cg_png_qu
 		const char *ext;
 	} formats[] = {{CG_CHART_PNG, "png"}, {CG_CHART_SVG, "svg"}, {CG_CHART_PDF, "pdf"}};
 	const bool wanted[] = {o->png, o->svg, o->pdf};
+	char suffix[16];
+	cg_chart_png_suffix(o, suffix, sizeof suffix);
 	for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
 		if (!wanted[f])
 			continue;
 		char file[CG_CHART_SLUG_MAX + 96];
-		snprintf(file, sizeof file, "%s.%s", name, formats[f].ext);
+		snprintf(file, sizeof file, "%s%s.%s", name, formats[f].format == CG_CHART_PNG ? suffix : "",
+			 formats[f].ext);
 		char *path;
 		int rc = cg_outdir_file(od, file, &path, err);
 		if (rc < 0)
@@ -296,6 +307,7 @@ int cg_charts_write(cg_outdir *od, const cg_analysis *a, const cg_charts_options
 	cg_charts_options def = CG_CHARTS_OPTIONS_INIT;
 	if (!o)
 		o = &def;
+	cg_chart_png_suffix(o, out->png_suffix, sizeof out->png_suffix);
 	const cg_timeline *tl = a->tl;
 	char run[256];
 	cg_chart_run_name(tl, run, sizeof run);

@@ -23,10 +23,13 @@ typedef struct cg_charts_options {
 	 * largest peaks: a trace naming thousands of devices must not take
 	 * hours and fill the folder with files. */
 	uint32_t max_devices;
+	/* PNGs named for their scale, as HiDPI pages expect: NAME@2x.png at
+	 * scale 2 (no suffix at scale 1). SVG and PDF, vector, keep NAME. */
+	bool hidpi_names;
 } cg_charts_options;
 
 #define CG_CHARTS_MAX_DEVICES 32
-#define CG_CHARTS_OPTIONS_INIT {true, true, false, CG_CHART_SIZE_INIT, CG_CHARTS_MAX_DEVICES}
+#define CG_CHARTS_OPTIONS_INIT {true, true, false, CG_CHART_SIZE_INIT, CG_CHARTS_MAX_DEVICES, false}
 
 /* One chart of the report: written as name.png / .svg / .pdf, or skipped
  * with the reason in plain words ("no device checkpoints in the trace"). */
@@ -41,6 +44,7 @@ typedef struct cg_chart_file {
 typedef struct cg_chart_list {
 	cg_chart_file *items;
 	size_t n, cap;
+	char png_suffix[16]; /* what the PNGs' names hold before ".png": "" or "@2x" */
 } cg_chart_list;
 
 /* Writes every chart of every device (o NULL: the defaults) and lists them
@@ -61,6 +65,10 @@ void cg_chart_list_add_device(cg_chart_list *l, const char *kind, uint32_t devic
 			      const char *title, const char *skipped);
 
 /* Names the charts and the documents that show them share. */
+
+/* The suffix o gives PNG names before ".png": "@2x" for hidpi_names at
+ * scale 2 ("@1.5x", ...), else "". */
+void cg_chart_png_suffix(const cg_charts_options *o, char *buf, size_t size);
 
 /* A device name as part of a file name: "cuda:0" -> "cuda-0". Charts of a
  * device are named "<kind>.<slug>" ("timeline.cuda-0"). Several names may

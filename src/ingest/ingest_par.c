@@ -129,8 +129,7 @@ static int merge_slot(cg_jsonl_ctx *ctx, slot *s, cg_error *err)
 	/* A block that reaches the give-up offset while the result has no
 	 * record yet is read again, which tells at which line to give up. */
 	const cg_block *b = &s->block;
-	bool reaches = ctx->give_up_bytes && b->offset + b->len >= ctx->give_up_bytes &&
-		       cg_jsonl_no_record_yet(ctx->tl);
+	bool reaches = cg_jsonl_gives_up_at(ctx, b->offset + b->len);
 	if (!s->replay && !reaches && cg_timeline_mergeable(ctx->tl, s->shard)) {
 		cg_timeline_merge(ctx->tl, s->shard);
 		return 0;

@@ -124,9 +124,7 @@ int cg_jsonl_no_record(const cg_jsonl_ctx *in, bool within, cg_error *err)
 			    in->name, src->lines, src->bad_lines, first);
 }
 
-/* Offset off of the decompressed bytes reached without a record: past the
- * limit, reading gives up. */
-static bool give_up(const cg_jsonl_ctx *in, uint64_t off)
+bool cg_jsonl_gives_up_at(const cg_jsonl_ctx *in, uint64_t off)
 {
 	return in->give_up_bytes && off >= in->give_up_bytes && cg_jsonl_no_record_yet(in->tl);
 }
@@ -143,13 +141,13 @@ int cg_jsonl_block_add(cg_jsonl_ctx *in, cg_block *b, cg_error *err)
 			if (rc < 0)
 				return rc;
 		}
-		return give_up(in, b->offset + b->overlong_bytes) ? cg_jsonl_no_record(in, true, err) : 0;
+		return cg_jsonl_gives_up_at(in, b->offset + b->overlong_bytes) ? cg_jsonl_no_record(in, true, err) : 0;
 	}
 	in->tl->source.lines = b->first_line + b->nlines - 1;
 	char *p = b->data, *end = b->data + b->len;
 	uint64_t lineno = b->first_line;
 	while (p < end) {
-		if (give_up(in, b->offset + (uint64_t)(p - b->data)))
+		if (cg_jsonl_gives_up_at(in, b->offset + (uint64_t)(p - b->data)))
 			return cg_jsonl_no_record(in, true, err);
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);

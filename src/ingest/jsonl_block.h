@@ -41,6 +41,9 @@ int cg_jsonl_no_record(const cg_jsonl_ctx *ctx, bool within, cg_error *err);
 
 /* True while ctx->tl has no record. */
 bool cg_jsonl_no_record_yet(const cg_timeline *tl);
+/* Has reading reached offset off of the decompressed bytes without a
+ * record, past give_up_bytes? Then it gives up (cg_jsonl_no_record). */
+bool cg_jsonl_gives_up_at(const cg_jsonl_ctx *in, uint64_t off);
 
 /* Marks the trace as cut off at line, with note saying how; the first
  * such mark stays. */

@@ -1,5 +1,7 @@
 #include "membudget.h"
 
+#include "cgroup.h"
+
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,15 +13,8 @@
 /* The first number of a file; "max" (cgroup v2's no limit) reads as UINT64_MAX. */
 static bool read_number(const char *root, const char *path, uint64_t *out)
 {
-	char full[4096];
-	snprintf(full, sizeof full, "%s%s", root, path);
-	FILE *f = fopen(full, "r");
-	if (!f)
-		return false;
 	char buf[64];
-	bool ok = fgets(buf, sizeof buf, f) != NULL;
-	fclose(f);
-	if (!ok)
+	if (!cg_cgroup_read_line(root, path, buf, sizeof buf))
 		return false;
 	if (strncmp(buf, "max", 3) == 0) {
 		*out = UINT64_MAX;
@@ -65,60 +60,18 @@ static void rlimits(const char *root, uint64_t *budget)
 		lower(budget, headroom((uint64_t)rl.rlim_cur, (uint64_t)data * pg));
 }
 
-/* Every level of a cgroup path, from the cgroup itself up to the root of
- * the hierarchy mounted at base: a parent's limit holds its children. */
-static void cgroup_levels(const char *root, const char *base, char *path, const char *limit_file,
-			  const char *usage_file, uint64_t *budget)
+/* One level's limit less its usage: v2 memory.max ("max": none) and
+ * memory.current, v1 memory.limit_in_bytes and memory.usage_in_bytes. */
+static void cgroup_level(const char *root, const char *dir, bool v2, void *ctx)
 {
-	for (;;) {
-		char lim[4096], use[4096];
-		uint64_t limit, usage = 0;
-		snprintf(lim, sizeof lim, "%s%s/%s", base, strcmp(path, "/") == 0 ? "" : path, limit_file);
-		snprintf(use, sizeof use, "%s%s/%s", base, strcmp(path, "/") == 0 ? "" : path, usage_file);
-		if (read_number(root, lim, &limit)) {
-			(void)read_number(root, use, &usage);
-			lower(budget, headroom(limit, usage));
-		}
-		char *slash = strrchr(path, '/');
-		if (!slash || strcmp(path, "/") == 0)
-			return;
-		if (slash == path)
-			slash[1] = '\0'; /* "/a" -> "/" */
-		else
-			*slash = '\0';
+	char lim[8300], use[8300];
+	snprintf(lim, sizeof lim, "%s/%s", dir, v2 ? "memory.max" : "memory.limit_in_bytes");
+	snprintf(use, sizeof use, "%s/%s", dir, v2 ? "memory.current" : "memory.usage_in_bytes");
+	uint64_t limit, usage = 0;
+	if (read_number(root, lim, &limit)) {
+		(void)read_number(root, use, &usage);
+		lower(ctx, headroom(limit, usage));
 	}
-}
-
-/* The memory cgroup of /proc/self/cgroup: "0::PATH" (v2) or
- * "N:...memory...:PATH" (v1). */
-static void cgroups(const char *root, uint64_t *budget)
-{
-	char full[4096];
-	snprintf(full, sizeof full, "%s/proc/self/cgroup", root);
-	FILE *f = fopen(full, "r");
-	if (!f)
-		return;
-	char line[4096];
-	while (fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = '\0';
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (!c2 || c2[1] != '/')
-			continue;
-		*c2 = '\0';
-		const char *controllers = c1 + 1;
-		char *path = c2 + 1;
-		if (*controllers == '\0') {
-			cgroup_levels(root, "/sys/fs/cgroup", path, "memory.max", "memory.current", budget);
-		} else {
-			bool memory = false;
-			for (const char *p = controllers; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-				memory |= strncmp(p, "memory", 6) == 0 && (p[6] == ',' || p[6] == '\0');
-			if (memory)
-				cgroup_levels(root, "/sys/fs/cgroup/memory", path, "memory.limit_in_bytes",
-					      "memory.usage_in_bytes", budget);
-		}
-	}
-	fclose(f);
 }
 
 /* MemAvailable, or all physical memory on kernels before 3.14. */
@@ -147,7 +100,7 @@ uint64_t cg_memory_budget_at(const char *root)
 {
 	uint64_t budget = UINT64_MAX;
 	rlimits(root, &budget);
-	cgroups(root, &budget);
+	cg_cgroup_each(root, "memory", cgroup_level, &budget);
 	system_memory(root, &budget);
 	return budget;
 }

@@ -52,11 +52,10 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Runs cgmem with up to 15 arguments (the list ends at the first NULL). */
+/* Runs cgmem with the arguments up to the first NULL. */
 static int run(char **out, char **err, const char *const *a)
 {
-	return tu_run(out, err, NULL, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
-		      a[12], a[13], a[14], NULL);
+	return tu_runv(out, err, NULL, a);
 }
 
 static void expect(const char *const *args, int status, const char *stdout_text)

@@ -32,15 +32,25 @@ static char *slurp_fd(int fd)
 
 int tu_run(char **out, char **err, const char *stdin_path, ...)
 {
-	char *argv[64];
-	int argc = 0;
-	argv[argc++] = CGMEM_BIN;
+	const char *args[64];
+	int n = 0;
 	va_list ap;
 	va_start(ap, stdin_path);
 	const char *a;
-	while ((a = va_arg(ap, const char *)) != NULL && argc < 63)
-		argv[argc++] = (char *)a;
+	while ((a = va_arg(ap, const char *)) != NULL && n < 62)
+		args[n++] = a;
 	va_end(ap);
+	args[n] = NULL;
+	return tu_runv(out, err, stdin_path, args);
+}
+
+int tu_runv(char **out, char **err, const char *stdin_path, const char *const *args)
+{
+	char *argv[64];
+	int argc = 0;
+	argv[argc++] = CGMEM_BIN;
+	for (; *args && argc < 63; args++)
+		argv[argc++] = (char *)*args;
 	argv[argc] = NULL;
 
 	const char *out_path = tu_path(".stdout"), *err_path = tu_path(".stderr");

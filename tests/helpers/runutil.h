@@ -9,5 +9,7 @@
  * stdin_path (NULL: /dev/null). Captures stdout and stderr (caller frees).
  * Returns the exit status, or -signal. */
 int tu_run(char **out, char **err, const char *stdin_path, ...);
+/* The same with the arguments in a NULL-terminated array (at most 62). */
+int tu_runv(char **out, char **err, const char *stdin_path, const char *const *args);
 
 #endif

@@ -80,6 +80,35 @@ bool tu_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+const char *tu_fake_root(void)
+{
+	static char root[512];
+	static int n;
+	char name[32];
+	snprintf(name, sizeof name, "root%d", n++);
+	snprintf(root, sizeof root, "%s", tu_path(name));
+	if (mkdir(root, 0755) != 0)
+		fail_msg("cannot create %s", root);
+	return root;
+}
+
+void tu_fake_put(const char *root, const char *rel, const char *text)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s%s", root, rel);
+	for (char *p = path + strlen(root) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(path, 0755);
+			*p = '/';
+		}
+	FILE *f = fopen(path, "w");
+	if (!f)
+		fail_msg("cannot write %s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
 void tu_cleanup(void)
 {
 	if (tmpdir[0]) {

@@ -30,6 +30,12 @@ const char *tu_write_gz(const char *name, const void *data, size_t n);
 char *tu_read(const char *path, size_t *len);
 /* Does path exist (without following a final symbolic link)? */
 bool tu_exists(const char *path);
+/* A fresh empty folder standing for "/" to code that reads /proc and /sys
+ * under a root it is given (cpus.h, membudget.h); the path stays valid
+ * until the next call. */
+const char *tu_fake_root(void);
+/* Writes text into root/rel ("/proc/self/cgroup"), making its folders. */
+void tu_fake_put(const char *root, const char *rel, const char *text);
 /* Removes the temporary folder. */
 void tu_cleanup(void);
 

@@ -16,27 +16,12 @@ static const char *root;
 
 static void put(const char *rel, const char *text)
 {
-	char path[1024];
-	snprintf(path, sizeof path, "%s%s", root, rel);
-	for (char *p = path + strlen(root) + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(path, 0755);
-			*p = '/';
-		}
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	tu_fake_put(root, rel, text);
 }
 
 static int fresh_root(void **state)
 {
-	static int n;
-	char name[32];
-	snprintf(name, sizeof name, "root%d", n++);
-	root = tu_path(name);
-	mkdir(root, 0755);
+	root = tu_fake_root();
 	return 0;
 }
 

@@ -14,27 +14,12 @@ static const char *root;
 
 static void put(const char *rel, const char *text)
 {
-	char path[1024];
-	snprintf(path, sizeof path, "%s%s", root, rel);
-	for (char *p = path + strlen(root) + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(path, 0755);
-			*p = '/';
-		}
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	tu_fake_put(root, rel, text);
 }
 
 static int fresh_root(void **state)
 {
-	static int n;
-	char name[32];
-	snprintf(name, sizeof name, "root%d", n++);
-	root = tu_path(name);
-	mkdir(root, 0755);
+	root = tu_fake_root();
 	return 0;
 }
 
@@ -112,6 +97,18 @@ static void the_address_space_limit_counts_what_is_mapped(void **state)
 	assert_int_equal(b, limit - 1000 * (uint64_t)page);
 }
 
+/* Beside v1 ("hybrid"), systemd mounts the unified v2 hierarchy at
+ * /sys/fs/cgroup/unified: a limit set there counts too (the CPU quota's
+ * walk, shared through cgroup.h). */
+static void a_v2_limit_in_the_hybrid_unified_folder_counts(void **state)
+{
+	unlimited_rlimits();
+	put("/proc/self/cgroup", "4:memory:/\n0::/job\n");
+	put("/sys/fs/cgroup/unified/job/memory.max", "700000\n");
+	put("/sys/fs/cgroup/unified/job/memory.current", "100000\n");
+	assert_int_equal(cg_memory_budget_at(root), 600000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -120,6 +117,7 @@ int main(void)
 		cmocka_unit_test_setup(a_v2_cgroup_counts_every_level_up_to_the_root, fresh_root),
 		cmocka_unit_test_setup(a_v1_memory_cgroup_is_its_limit_less_its_usage, fresh_root),
 		cmocka_unit_test_setup(the_address_space_limit_counts_what_is_mapped, fresh_root),
+		cmocka_unit_test_setup(a_v2_limit_in_the_hybrid_unified_folder_counts, fresh_root),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
