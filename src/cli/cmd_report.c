@@ -28,6 +28,7 @@ static const cg_opt report_opts[] = {
 	{"width", 0, "PX", "chart width in pixels (default 1600, at least 800)"},
 	{"height", 0, "PX", "chart height in pixels (default 900, at least 450)"},
 	{"scale", 0, "S", "PNG pixels per chart pixel, e.g. 2 for HiDPI (default 1)"},
+	{"hidpi-names", 0, NULL, "name the PNGs for their scale: NAME@2x.png at --scale 2"},
 	CG_TOP_OPT,
 	CG_INGEST_OPTS,
 	CG_OPT_END,
@@ -87,7 +88,7 @@ static int formats_option(const cg_command *cmd, const cg_args *args, cg_charts_
 	return 0;
 }
 
-/* --formats, --width, --height, --scale. */
+/* --formats, --width, --height, --scale, --hidpi-names. */
 static int chart_options(const cg_command *cmd, const cg_args *args, cg_charts_options *o, cg_export_options *x)
 {
 	*o = (cg_charts_options)CG_CHARTS_OPTIONS_INIT;
@@ -108,6 +109,9 @@ static int chart_options(const cg_command *cmd, const cg_args *args, cg_charts_o
 			return cg_usage_error(cmd, "--scale: '%s' is not a number from 0.5 to 4", v);
 		o->size.scale = s;
 	}
+	o->hidpi_names = cg_args_flag(cmd, args, "hidpi-names");
+	if (o->hidpi_names && !o->png)
+		return cg_usage_error(cmd, "--hidpi-names names PNGs, and --formats writes none");
 	/* cairo needs the whole image in memory: bound it. */
 	if (o->size.width * o->size.scale > MAX_PNG_SIDE || o->size.height * o->size.scale > MAX_PNG_SIDE)
 		return cg_usage_error(cmd, "--scale %g makes PNGs of %.0f x %.0f pixels; at most %d on a side", o->size.scale,
@@ -284,7 +288,8 @@ const cg_command cg_cmd_report = {
 	"that does not apply to the trace is left out and report.md says why; with no\n"
 	"chart format in --formats no chart is drawn. --width and --height set the\n"
 	"layout (SVG, PDF and PNG alike; a PDF page is 1 pt a pixel); --scale only\n"
-	"multiplies the PNG's pixels.\n"
+	"multiplies the PNG's pixels, and with --hidpi-names the PNGs are named for it,\n"
+	"as HiDPI pages expect: NAME.DEVICE@2x.png at --scale 2 (none at --scale 1).\n"
 	"Exports (docs/exports.md): --formats folded writes collapsed stacks of what was\n"
 	"live at the peak and of the leak candidates (live_at_peak.DEVICE.folded,\n"
 	"leaks.DEVICE.folded) for flamegraph.pl, inferno, speedscope and Perfetto;\n"
