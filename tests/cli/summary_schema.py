@@ -205,6 +205,7 @@ def broken_documents(jsonl, snap):
         ("a category not in the enum", jsonl, lambda d: dev(d)["at_peak"]["top"][0].update(category="weights")),
         ("an unknown format", jsonl, lambda d: d["source"].update(format="CSV")),
         ("another schema", jsonl, lambda d: d.update(schema="cgmem/summary/2")),
+        ("a --top of 0", jsonl, lambda d: d["options"].update(top=0)),
         ("a zero in a non-zero-only map", jsonl,
          lambda d: dev(d)["at_peak"]["by_phase"]["forward"]["by_category"].update(parameter=0)),
         ("a truncated trace without its line", jsonl, lambda d: d["source"].update(truncated=True)),
