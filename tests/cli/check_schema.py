@@ -2,7 +2,7 @@
 """`cgmem check --json` on every sample against docs/check.schema.json
 (JSON Schema draft 2020-12), validated offline with the jsonschema package.
 
-Every trace in samples/ (and samples/external, samples/snapshots) under
+Every trace under samples/ (every file but oracles, READMEs and licenses) under
 strict limits (most fail) and lax ones (most hold), each with every limit
 check has; then documents broken on purpose must fail, so that the schema
 is not one that takes anything.
@@ -10,13 +10,15 @@ is not one that takes anything.
 usage: check_schema.py CGMEM SAMPLES_DIR SCHEMA
 """
 import copy
-import glob
 import json
 import os
 import subprocess
 import sys
 
 import jsonschema
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from sample_inputs import sample_traces, strict_json  # noqa: E402
 
 
 def main():
@@ -29,10 +31,8 @@ def main():
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
 
-    traces = []
-    for pattern in ("*.jsonl", "*.jsonl.gz", "external/*.json.gz", "external/*.raw.gz", "snapshots/*.pickle"):
-        traces += sorted(glob.glob(os.path.join(samples, pattern)))
-    if len(traces) < 20:
+    traces = sample_traces(samples)
+    if len(traces) < 24:
         print(f"only {len(traces)} samples under {samples}", file=sys.stderr)
         return 1
     base = os.path.join(samples, "mlp_adam.jsonl")
@@ -53,7 +53,7 @@ def main():
                 print(f"{trace}: exit {run.returncode}: {run.stderr.decode(errors='replace')}", file=sys.stderr)
                 failures += 1
                 continue
-            doc = json.loads(run.stdout)
+            doc = strict_json(run.stdout, f"{trace}: check --json")
             errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
             for e in errors[:5]:
                 print(f"{trace}: {'/'.join(map(str, e.path))}: {e.message}", file=sys.stderr)
