@@ -78,6 +78,22 @@ void cg_lines_putf(cg_lines *w, const char *fmt, ...)
 	cg_lines_put(w, buf);
 }
 
+/* The first line of a paragraph: first styled but for its trailing
+ * spaces, then line. */
+static void put_first(cg_lines *w, const char *first, const char *sgr, const char *line)
+{
+	size_t n = strlen(first);
+	while (n > 0 && first[n - 1] == ' ')
+		n--;
+	char *head = cg_strndup(first, n);
+	size_t size = strlen(first) - n + strlen(line) + 1;
+	char *rest = cg_malloc(size);
+	snprintf(rest, size, "%s%s", first + n, line);
+	cg_lines_put_styled(w, "", head, sgr, rest);
+	cg_free(rest);
+	cg_free(head);
+}
+
 /* Writes text (escaped) wrapped into lines of at most w->width - indent
  * columns, the first opened by first (styled) and the others by indent
  * spaces. */
@@ -91,7 +107,7 @@ static void wrap(cg_lines *w, const char *raw, int indent, const char *first, co
 	const char *p = text;
 	bool opened = false;
 	if (!*p && first)
-		cg_lines_put_styled(w, "", first, sgr, "");
+		put_first(w, first, sgr, "");
 	while (*p) {
 		size_t len = 0, cols = 0, last_space = 0;
 		while (p[len] && cols < room) {
@@ -107,7 +123,7 @@ static void wrap(cg_lines *w, const char *raw, int indent, const char *first, co
 		memcpy(line, p, len);
 		line[len] = '\0';
 		if (!opened && first)
-			cg_lines_put_styled(w, "", first, sgr, line);
+			put_first(w, first, sgr, line);
 		else
 			cg_lines_put_styled(w, pad, "", NULL, line);
 		opened = true;

@@ -19,7 +19,7 @@
 /* The peak of the cut sample, 16,190,672 B in its oracle
  * (mlp_adam_cut.oracle.json), emphasised bold; FAIL bold red. */
 #define PEAK_BOLD "\x1b[1m15.44 MiB\x1b[0m (16,190,672 B)"
-#define FAIL_RED "\x1b[1;31mFAIL  \x1b[0m"
+#define FAIL_RED "\x1b[1;31mFAIL\x1b[0m  "
 
 typedef struct lines {
 	char *all;
@@ -270,6 +270,41 @@ static void columns_a_format_leaves_empty_are_left_out(void **state)
 	lines_free(&l);
 }
 
+/* The first entry of the list under title: its row and its second line. */
+static void first_entry(const lines *l, const char *title, const char **row, const char **second)
+{
+	size_t i = 0;
+	while (i < l->n && !starts(l->line[i], title))
+		i++;
+	assert_true(i + 2 < l->n);
+	*row = l->line[i + 1];
+	*second = l->line[i + 2];
+}
+
+static void on_a_narrow_terminal_the_times_go_under_the_row(void **state)
+{
+	/* the first allocation live at the peak of the full sample: the
+	 * model's first parameter, allocated in setup:model, never freed */
+	const char *row, *second;
+	unsetenv("COLUMNS");
+	lines l = piped(FULL, NULL);
+	first_entry(&l, "  largest allocations live at the peak", &row, &second);
+	assert_non_null(strstr(row, " \xe2\x86\x92 never"));
+	assert_string_equal(second, "                run:mlp_adam/setup:model/aten::empty");
+	lines_free(&l);
+	setenv("COLUMNS", "80", 1);
+	l = piped(FULL, NULL);
+	first_entry(&l, "  largest allocations live at the peak", &row, &second);
+	assert_true(starts(row, "      1.53 MiB  parameter       none      aten::empty "));
+	assert_null(strstr(row, "\xe2\x86\x92"));
+	assert_true(starts(second, "                "));
+	const char *arrow = strstr(second, " \xe2\x86\x92 never  run:mlp_adam/setup:model/aten::empty");
+	assert_non_null(arrow);
+	assert_string_equal(arrow + strlen(" \xe2\x86\x92 never  run:mlp_adam/setup:model/aten::empty"), "");
+	lines_free(&l);
+	unsetenv("COLUMNS");
+}
+
 static void brief_is_a_handful_of_lines(void **state)
 {
 	unsetenv("COLUMNS");
@@ -293,6 +328,7 @@ int main(void)
 		cmocka_unit_test(fail_and_the_peak_are_emphasised_on_a_terminal_only),
 		cmocka_unit_test(a_bad_color_or_brief_with_json_is_a_usage_error),
 		cmocka_unit_test(columns_a_format_leaves_empty_are_left_out),
+		cmocka_unit_test(on_a_narrow_terminal_the_times_go_under_the_row),
 		cmocka_unit_test(brief_is_a_handful_of_lines),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

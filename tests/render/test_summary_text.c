@@ -440,7 +440,7 @@ static void emphasis_is_sgr_around_fail_and_the_peak_only_with_color(void **stat
 	tu_oom(tl, 9000, "cpu", 1024 * 1024 * KIB);
 	cg_summary_text_options o = {132, true, false};
 	text t = summary_with(tl, &o);
-	assert_string_equal(t.line[3], "\x1b[1;31mFAIL  \x1b[0mcpu ran out of memory at 9 \xc2\xb5s: a request for 1.00 GiB "
+	assert_string_equal(t.line[3], "\x1b[1;31mFAIL\x1b[0m  cpu ran out of memory at 9 \xc2\xb5s: a request for 1.00 GiB "
 				       "failed, in train_step#0");
 	line_is(&t, "  peak                \x1b[1m8.00 KiB\x1b[0m (8,192 B) at 4 \xc2\xb5s, reached 2 times");
 	text_free(&t);
