@@ -156,12 +156,14 @@ void cg_summary_allocs_write_brief(cg_lines *w, const cg_timeline *tl, const cg_
 	for (size_t i = 0; i < n; i++) {
 		snprintf(row, size, "    ");
 		cg_lines_cell(row, size, cg_fmt_bytes(b, sizeof b, rows[i].bytes), 10, true);
-		strcat(row, " ");
+		/* two spaces after the size and before the path, one between */
 		static const int brief_cols[] = {CAT, OP};
+		const char *sep = "  ";
 		for (size_t j = 0; j < sizeof brief_cols / sizeof brief_cols[0]; j++)
 			if (shown[brief_cols[j]]) {
-				strcat(row, " ");
+				strcat(row, sep);
 				cg_lines_cell(row, size, c[i].text[brief_cols[j]], width[brief_cols[j]], false);
+				sep = " ";
 			}
 		strcat(row, "  ");
 		const cg_mem *m = &tl->mem[rows[i].alloc != CG_NONE ? rows[i].alloc : rows[i].end];

@@ -83,19 +83,38 @@ static void print_live_list(cg_lines *f, const cg_analysis *a, const cg_liveset_
 
 /* ---- sections ---- */
 
+/* parts joined by " · " on as few lines as the width allows, each line
+ * broken only between parts. */
+static void put_parts(cg_lines *f, char (*parts)[512], int n)
+{
+	char line[5 * 512 + 16] = "";
+	for (int i = 0; i < n; i++) {
+		size_t cols = cg_text_width(line), more = cg_text_width(parts[i]);
+		if (line[0] && cols + 3 + more > f->width) {
+			cg_lines_put(f, line);
+			line[0] = '\0';
+		}
+		size_t len = strlen(line);
+		snprintf(line + len, sizeof line - len, "%s%s", line[0] ? " \xc2\xb7 " : "", parts[i]);
+	}
+	cg_lines_put(f, line);
+}
+
 static void print_header(cg_lines *f, const cg_analysis *a)
 {
 	const cg_timeline *tl = a->tl;
 	const cg_source *s = &tl->source;
 	char n1[32], t1[32], b1[32];
 	cg_lines_putf(f, "%s", s->display_name ? s->display_name : "trace");
-	char what[1024];
-	textf(what, sizeof what, "%s%s \xc2\xb7 %s %s \xc2\xb7 %s memory records \xc2\xb7 %u device%s \xc2\xb7 ends at %s",
-	    s->format ? s->format : "trace", s->gzip ? " (gzip)" : "", count_text(n1, s->lines),
-	    tl->snapshot ? (s->lines == 1 ? "trace entry" : "trace entries") : "lines",
-	    count_text(b1, s->records[CG_KIND_MEMORY] ? s->records[CG_KIND_MEMORY] : tl->nmem), tl->ndevices,
-	    tl->ndevices == 1 ? "" : "s", time_text(tl, t1, tl->last_t_ns));
-	cg_lines_wrap(f, what, 0);
+	char what[5][512];
+	textf(what[0], sizeof what[0], "%s%s", s->format ? s->format : "trace", s->gzip ? " (gzip)" : "");
+	textf(what[1], sizeof what[1], "%s %s", count_text(n1, s->lines),
+	      tl->snapshot ? (s->lines == 1 ? "trace entry" : "trace entries") : "lines");
+	textf(what[2], sizeof what[2], "%s memory records",
+	      count_text(b1, s->records[CG_KIND_MEMORY] ? s->records[CG_KIND_MEMORY] : tl->nmem));
+	textf(what[3], sizeof what[3], "%u device%s", tl->ndevices, tl->ndevices == 1 ? "" : "s");
+	textf(what[4], sizeof what[4], "ends at %s", time_text(tl, t1, tl->last_t_ns));
+	put_parts(f, what, 5);
 	char meta[1024] = "";
 	for (size_t i = 0; i < tl->nmeta; i++) {
 		const char *k = cg_timeline_str(tl, tl->meta[i].key);
