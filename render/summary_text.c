@@ -1,5 +1,5 @@
-/* The terminal text of `cgmem summary`: key figures first, binary units,
- * aligned, at most the width's columns. */
+/* The terminal text of `cgmem summary`: the verdict first, then the key
+ * figures, binary units, aligned, no line wider than the width. */
 #include "summary_text.h"
 
 #include <inttypes.h>
@@ -39,7 +39,6 @@ static void key_figure(cg_lines *f, const char *label, const char *fmt, ...)
 	snprintf(lead, sizeof lead, "  %-*s", LABEL, label);
 	cg_lines_wrap_lead(f, lead, NULL, value); /* long values go on under the value */
 }
-
 
 static const char *bytes_text(char *buf, uint64_t v) { return cg_fmt_bytes(buf, 32, v); }
 static const char *time_text(const cg_timeline *tl, char *buf, uint64_t v) { return cg_timeline_fmt_time(tl, buf, 32, v); }
