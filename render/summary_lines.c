@@ -96,8 +96,8 @@ static void put_first(cg_lines *w, const char *first, const char *sgr, const cha
 
 /* Writes text (escaped) wrapped into lines of at most w->width - indent
  * columns, the first opened by first (styled) and the others by indent
- * spaces. */
-static void wrap(cg_lines *w, const char *raw, int indent, const char *first, const char *sgr)
+ * spaces; at most max_lines lines (0: any), the last cut with "…". */
+static void wrap(cg_lines *w, const char *raw, int indent, const char *first, const char *sgr, unsigned max_lines)
 {
 	char *text = cg_termtext_dup(raw); /* wrapped as it is shown */
 	size_t room = w->width > (unsigned)indent ? w->width - (unsigned)indent : 1;
@@ -106,9 +106,19 @@ static void wrap(cg_lines *w, const char *raw, int indent, const char *first, co
 	snprintf(pad, sizeof pad, "%*s", indent, "");
 	const char *p = text;
 	bool opened = false;
+	unsigned written = 0;
 	if (!*p && first)
 		put_first(w, first, sgr, "");
 	while (*p) {
+		if (max_lines && written + 1 == max_lines) {
+			/* the last line allowed: the rest, cut at the width */
+			if (!opened && first)
+				put_first(w, first, sgr, p);
+			else
+				cg_lines_put_styled(w, pad, "", NULL, p);
+			break;
+		}
+		written++;
 		size_t len = 0, cols = 0, last_space = 0;
 		while (p[len] && cols < room) {
 			if (p[len] == ' ')
@@ -137,19 +147,19 @@ static void wrap(cg_lines *w, const char *raw, int indent, const char *first, co
 
 void cg_lines_wrap(cg_lines *w, const char *raw, int indent)
 {
-	wrap(w, raw, indent, NULL, NULL);
+	wrap(w, raw, indent, NULL, NULL, 0);
 }
 
-void cg_lines_wrap_lead(cg_lines *w, const char *lead, const char *sgr, const char *raw)
+void cg_lines_wrap_lead(cg_lines *w, const char *lead, const char *sgr, const char *raw, unsigned max_lines)
 {
-	wrap(w, raw, (int)cg_text_width(lead), lead, sgr);
+	wrap(w, raw, (int)cg_text_width(lead), lead, sgr, max_lines);
 }
 
 void cg_lines_wrap_styled(cg_lines *w, const char *word, const char *sgr, const char *raw)
 {
 	char first[64];
 	snprintf(first, sizeof first, "%-4s  ", word);
-	cg_lines_wrap_lead(w, first, sgr, raw);
+	cg_lines_wrap_lead(w, first, sgr, raw, 0);
 }
 
 char *cg_lines_fit(char *buf, size_t size, const char *s, size_t width)

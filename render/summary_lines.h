@@ -35,8 +35,9 @@ void cg_lines_put_styled(cg_lines *w, const char *lead, const char *styled, cons
 void cg_lines_wrap(cg_lines *w, const char *raw, int indent);
 
 /* raw wrapped at the width after lead (in SGR sgr when colour is on and
- * sgr is not NULL), the following lines indented as wide as lead. */
-void cg_lines_wrap_lead(cg_lines *w, const char *lead, const char *sgr, const char *raw);
+ * sgr is not NULL), the following lines indented as wide as lead; at most
+ * max_lines lines (0: as many as it takes), the last cut with "…". */
+void cg_lines_wrap_lead(cg_lines *w, const char *lead, const char *sgr, const char *raw, unsigned max_lines);
 
 /* A paragraph opened by a styled word: "WORD  text...", wrapped at the
  * width, the following lines indented under the text. */

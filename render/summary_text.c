@@ -14,7 +14,8 @@
 #include "utf8.h"
 #include "xalloc.h"
 
-#define LABEL 20 /* width of the label column of key figures */
+#define LABEL 20	  /* width of the label column of key figures */
+#define KEY_LINES 3 /* the most lines a key figure takes */
 
 static char *textf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static char *textf(char *buf, size_t size, const char *fmt, ...)
@@ -37,7 +38,8 @@ static void key_figure(cg_lines *f, const char *label, const char *fmt, ...)
 	va_end(ap);
 	char lead[64];
 	snprintf(lead, sizeof lead, "  %-*s", LABEL, label);
-	cg_lines_wrap_lead(f, lead, NULL, value); /* long values go on under the value */
+	/* long values go on under the value, a name from the trace for 3 lines at most */
+	cg_lines_wrap_lead(f, lead, NULL, value, KEY_LINES);
 }
 
 static const char *bytes_text(char *buf, uint64_t v) { return cg_fmt_bytes(buf, 32, v); }

@@ -434,6 +434,28 @@ static void a_column_no_row_fills_is_left_out(void **state)
 	cg_timeline_free(tl);
 }
 
+static void a_long_key_figure_wraps_for_three_lines_at_most(void **state)
+{
+	/* the allocation that reaches the peak has an op name of 400 letters */
+	char op[401];
+	memset(op, 'x', 400);
+	op[400] = '\0';
+	cg_timeline *tl = tu_tl_new();
+	tu_mem(tl, 100, "a", NULL, "cuda:0", KIB, CG_ALLOC, CG_CAT_ACTIVATION, op);
+	text t = summary(tl);
+	assert_fits(&t, 100);
+	/* the name goes to the next line, 78 letters a line, the last line
+	 * cut to 77 and "…" */
+	size_t i = line_is(&t, key("reached by", "1.00 KiB of"));
+	assert_true(strncmp(t.line[i + 1], key("", "xxx"), 25) == 0);
+	assert_int_equal(columns(t.line[i + 1]), 100);
+	assert_int_equal(columns(t.line[i + 2]), 100);
+	assert_string_equal(t.line[i + 2] + strlen(t.line[i + 2]) - strlen(ELLIPSIS), ELLIPSIS);
+	assert_true(strncmp(t.line[i + 3], key("live at peak", ""), 22) == 0);
+	text_free(&t);
+	cg_timeline_free(tl);
+}
+
 static void emphasis_is_sgr_around_fail_and_the_peak_only_with_color(void **state)
 {
 	cg_timeline *tl = step_run("backward");
@@ -468,6 +490,7 @@ int main(void)
 		cmocka_unit_test(the_lines_fit_80_and_132_columns),
 		cmocka_unit_test(brief_is_the_peak_what_filled_it_the_verdict_and_the_largest),
 		cmocka_unit_test(a_column_no_row_fills_is_left_out),
+		cmocka_unit_test(a_long_key_figure_wraps_for_three_lines_at_most),
 		cmocka_unit_test(emphasis_is_sgr_around_fail_and_the_peak_only_with_color),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
