@@ -1,5 +1,5 @@
-/* The terminal text of `cgmem summary`: key figures first, binary units,
- * aligned, at most WIDTH columns. */
+/* The terminal text of `cgmem summary`: the verdict first, then the key
+ * figures, binary units, aligned, no line wider than the width. */
 #include "summary_text.h"
 
 #include <inttypes.h>
@@ -7,125 +7,39 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "summary_allocs.h"
+#include "summary_lines.h"
 #include "termtext.h"
 #include "units.h"
 #include "utf8.h"
 #include "xalloc.h"
 
-#define WIDTH 100
-#define LABEL 20 /* width of the label column of key figures */
+#define LABEL 20	  /* width of the label column of key figures */
+#define KEY_LINES 3 /* the most lines a key figure takes */
 
-/* ---- lines no wider than WIDTH ---- */
-
-/* Names from the trace reach the terminal escaped (termtext.h): where they
- * are aligned or fitted, before measuring them (an escape is as wide as it
- * is long); and every line again as it is written, which changes nothing
- * already escaped and catches what was not. */
-
-static void put_line(cg_sink *f, const char *raw)
+static char *textf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static char *textf(char *buf, size_t size, const char *fmt, ...)
 {
-	/* An escaped line cut by esc still holds more than WIDTH columns: no
-	 * character or escape takes more than 6 bytes, none of them more
-	 * bytes than columns but characters of up to 4. */
-	char esc[WIDTH * 4 + 32], buf[WIDTH * 4 + 8];
-	size_t n = cg_termtext_escape(esc, sizeof esc, raw, strlen(raw));
-	const char *text = esc;
-	if (n < sizeof esc && cg_text_width(text) <= WIDTH) {
-		cg_sink_puts(f, text);
-		cg_sink_putc(f, '\n');
-		return;
-	}
-	/* cut at the end: a table row keeps its first columns */
-	size_t i = 0, cols = 0;
-	while (text[i] && cols < WIDTH - 1) {
-		i++;
-		while (text[i] && ((unsigned char)text[i] & 0xc0) == 0x80)
-			i++;
-		cols++;
-	}
-	snprintf(buf, sizeof buf, "%.*s\xe2\x80\xa6", (int)i, text);
-	cg_sink_puts(f, buf);
-	cg_sink_putc(f, '\n');
-}
-
-static void put_linef(cg_sink *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put_linef(cg_sink *f, const char *fmt, ...)
-{
-	char buf[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	cg_utf8_vformat(buf, sizeof buf, fmt, ap);
+	cg_utf8_vformat(buf, size, fmt, ap);
 	va_end(ap);
-	put_line(f, buf);
+	return buf;
 }
 
-/* A key figure: "  label               value". */
-static void key_figure(cg_sink *f, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void key_figure(cg_sink *f, const char *label, const char *fmt, ...)
+/* A key figure: "  label               value", wrapped at the width. */
+static void key_figure(cg_lines *f, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void key_figure(cg_lines *f, const char *label, const char *fmt, ...)
 {
 	char value[4096];
 	va_list ap;
 	va_start(ap, fmt);
 	cg_utf8_vformat(value, sizeof value, fmt, ap);
 	va_end(ap);
-	put_linef(f, "  %-*s%s", LABEL, label, value);
-}
-
-/* s escaped, then fitted into width columns with cg_fmt_fit. */
-static char *fit(char *buf, size_t size, const char *s, size_t width)
-{
-	if (cg_termtext_plain(s, strlen(s)))
-		return cg_fmt_fit(buf, size, s, width);
-	char *shown = cg_termtext_dup(s);
-	cg_fmt_fit(buf, size, shown, width);
-	cg_free(shown);
-	return buf;
-}
-
-/* Appends s to a row, padded to width columns (right-aligned if right). */
-static void cell(char *row, size_t size, const char *s, size_t width, bool right)
-{
-	char fitted[512];
-	fit(fitted, sizeof fitted, s, width);
-	size_t w = cg_text_width(fitted), len = strlen(row);
-	size_t pad = width > w ? width - w : 0;
-	/* Padding, text, padding; a row too narrow for its cells is cut. */
-	size_t lead = right ? pad : 0, trail = right ? 0 : pad, flen = strlen(fitted);
-	for (size_t i = 0; i < lead && len + 1 < size; i++)
-		row[len++] = ' ';
-	for (size_t i = 0; i < flen && len + 1 < size; i++)
-		row[len++] = fitted[i];
-	for (size_t i = 0; i < trail && len + 1 < size; i++)
-		row[len++] = ' ';
-	row[len] = '\0';
-}
-
-/* Prints text as a paragraph wrapped at WIDTH, indented. */
-static void put_wrapped(cg_sink *f, const char *raw, int indent)
-{
-	char line[WIDTH * 4 + 8];
-	char *text = cg_termtext_dup(raw); /* wrapped as it is shown */
-	const char *p = text;
-	while (*p) {
-		size_t len = 0, cols = (size_t)indent, last_space = 0;
-		const char *q = p;
-		while (q[len] && cols < WIDTH) {
-			if (q[len] == ' ')
-				last_space = len;
-			len++;
-			while (q[len] && ((unsigned char)q[len] & 0xc0) == 0x80)
-				len++;
-			cols++;
-		}
-		if (q[len] && last_space > 0)
-			len = last_space;
-		snprintf(line, sizeof line, "%*s%.*s", indent, "", (int)len, q);
-		put_line(f, line);
-		p = q + len;
-		while (*p == ' ')
-			p++;
-	}
-	cg_free(text);
+	char lead[64];
+	snprintf(lead, sizeof lead, "  %-*s", LABEL, label);
+	/* long values go on under the value, a name from the trace for 3 lines at most */
+	cg_lines_wrap_lead(f, lead, NULL, value, KEY_LINES);
 }
 
 static const char *bytes_text(char *buf, uint64_t v) { return cg_fmt_bytes(buf, 32, v); }
@@ -138,79 +52,70 @@ static const char *share_text(char *buf, uint64_t part, uint64_t whole)
 
 /* ---- allocations ---- */
 
-/* Two lines: size, category, phase, op, shape, dtype, when; then the span path. */
-static void print_alloc(cg_sink *f, const cg_timeline *tl, uint32_t alloc, uint32_t end, uint64_t bytes)
-{
-	const cg_mem *m = &tl->mem[alloc != CG_NONE ? alloc : end];
-	char row[1024] = "    ", b[32], shape[128], when[96], t1[32], t2[32];
-	cell(row, sizeof row, bytes_text(b, bytes), 10, true);
-	strcat(row, "  ");
-	cell(row, sizeof row, cg_category_name((cg_category)m->category), 15, false);
-	strcat(row, " ");
-	if (alloc == CG_NONE) {
-		snprintf(when, sizeof when, "before the trace \xe2\x86\x92 %s", time_text(tl, t2, m->t_ns));
-		cell(row, sizeof row, "none", 9, false);
-		strcat(row, " ");
-		cell(row, sizeof row, m->tensor != CG_STR_EMPTY ? cg_timeline_str(tl, m->tensor) : "?", 42, false);
-		strcat(row, " ");
-		strcat(row, when);
-		put_line(f, row);
-		return;
-	}
-	cell(row, sizeof row, cg_phase_name(cg_timeline_mem_phase(tl, m)), 9, false);
-	strcat(row, " ");
-	cell(row, sizeof row, m->op != CG_STR_EMPTY ? cg_timeline_str(tl, m->op) : "?", 19, false);
-	strcat(row, " ");
-	cell(row, sizeof row, cg_timeline_shape_format(tl, m->shape, shape, sizeof shape), 12, false);
-	strcat(row, " ");
-	cell(row, sizeof row, cg_timeline_str(tl, tl->dtypes[m->dtype].name), 7, false);
-	strcat(row, " ");
-	if (!tl->source.pairing_known)
-		snprintf(when, sizeof when, "%s", time_text(tl, t1, m->t_ns));
-	else if (end == CG_NONE)
-		snprintf(when, sizeof when, "%s \xe2\x86\x92 never", time_text(tl, t1, m->t_ns));
-	else
-		snprintf(when, sizeof when, "%s \xe2\x86\x92 %s", time_text(tl, t1, m->t_ns), time_text(tl, t2, tl->mem[end].t_ns));
-	strcat(row, when);
-	put_line(f, row);
-	char path[CG_SPAN_PATH_MAX], fitted[WIDTH * 4];
-	cg_timeline_span_path(tl, m->span, path, sizeof path);
-	put_linef(f, "%16s%s", "", fit(fitted, sizeof fitted, path[0] ? path : "(no span)", WIDTH - 16));
-}
-
-static void print_alloc_header(cg_sink *f, const char *title, size_t shown, size_t total)
+static void print_alloc_header(cg_lines *f, const char *title, size_t shown, size_t total)
 {
 	char n1[32], n2[32];
 	if (shown < total)
-		put_linef(f, "  %s (%s of %s), allocated \xe2\x86\x92 freed", title, count_text(n1, shown), count_text(n2, total));
+		cg_lines_putf(f, "  %s (%s of %s), allocated \xe2\x86\x92 freed", title, count_text(n1, shown), count_text(n2, total));
 	else
-		put_linef(f, "  %s (%s), allocated \xe2\x86\x92 freed", title, count_text(n1, total));
+		cg_lines_putf(f, "  %s (%s), allocated \xe2\x86\x92 freed", title, count_text(n1, total));
 }
 
-static void print_live_list(cg_sink *f, const cg_analysis *a, const cg_liveset_device *ls, const char *title)
+/* The first n of the live set ls, as rows of summary_allocs.h. */
+static cg_alloc_row *live_rows(const cg_liveset_device *ls, size_t n)
+{
+	cg_alloc_row *rows = cg_calloc(n ? n : 1, sizeof *rows);
+	for (size_t i = 0; i < n; i++)
+		rows[i] = (cg_alloc_row){ls->allocs[i].alloc, ls->allocs[i].end, ls->allocs[i].bytes};
+	return rows;
+}
+
+static void print_live_list(cg_lines *f, const cg_analysis *a, const cg_liveset_device *ls, const char *title)
 {
 	size_t n = ls->nallocs < a->options.top_n ? ls->nallocs : a->options.top_n;
 	if (n == 0)
 		return;
-	put_linef(f, "%s", "");
+	cg_lines_putf(f, "%s", "");
 	print_alloc_header(f, title, n, ls->nallocs);
-	for (size_t i = 0; i < n; i++)
-		print_alloc(f, a->tl, ls->allocs[i].alloc, ls->allocs[i].end, ls->allocs[i].bytes);
+	cg_alloc_row *rows = live_rows(ls, n);
+	cg_summary_allocs_write(f, a->tl, rows, n);
+	cg_free(rows);
 }
 
 /* ---- sections ---- */
 
-static void print_header(cg_sink *f, const cg_analysis *a)
+/* parts joined by " · " on as few lines as the width allows, each line
+ * broken only between parts. */
+static void put_parts(cg_lines *f, char (*parts)[512], int n)
+{
+	char line[5 * 512 + 16] = "";
+	for (int i = 0; i < n; i++) {
+		size_t cols = cg_text_width(line), more = cg_text_width(parts[i]);
+		if (line[0] && cols + 3 + more > f->width) {
+			cg_lines_put(f, line);
+			line[0] = '\0';
+		}
+		size_t len = strlen(line);
+		snprintf(line + len, sizeof line - len, "%s%s", line[0] ? " \xc2\xb7 " : "", parts[i]);
+	}
+	cg_lines_put(f, line);
+}
+
+static void print_header(cg_lines *f, const cg_analysis *a)
 {
 	const cg_timeline *tl = a->tl;
 	const cg_source *s = &tl->source;
 	char n1[32], t1[32], b1[32];
-	put_linef(f, "%s", s->display_name ? s->display_name : "trace");
-	put_linef(f, "%s%s \xc2\xb7 %s %s \xc2\xb7 %s memory records \xc2\xb7 %u device%s \xc2\xb7 ends at %s",
-	    s->format ? s->format : "trace", s->gzip ? " (gzip)" : "", count_text(n1, s->lines),
-	    tl->snapshot ? (s->lines == 1 ? "trace entry" : "trace entries") : "lines",
-	    count_text(b1, s->records[CG_KIND_MEMORY] ? s->records[CG_KIND_MEMORY] : tl->nmem), tl->ndevices,
-	    tl->ndevices == 1 ? "" : "s", time_text(tl, t1, tl->last_t_ns));
+	cg_lines_putf(f, "%s", s->display_name ? s->display_name : "trace");
+	char what[5][512];
+	textf(what[0], sizeof what[0], "%s%s", s->format ? s->format : "trace", s->gzip ? " (gzip)" : "");
+	textf(what[1], sizeof what[1], "%s %s", count_text(n1, s->lines),
+	      tl->snapshot ? (s->lines == 1 ? "trace entry" : "trace entries") : "lines");
+	textf(what[2], sizeof what[2], "%s memory records",
+	      count_text(b1, s->records[CG_KIND_MEMORY] ? s->records[CG_KIND_MEMORY] : tl->nmem));
+	textf(what[3], sizeof what[3], "%u device%s", tl->ndevices, tl->ndevices == 1 ? "" : "s");
+	textf(what[4], sizeof what[4], "ends at %s", time_text(tl, t1, tl->last_t_ns));
+	put_parts(f, what, 5);
 	char meta[1024] = "";
 	for (size_t i = 0; i < tl->nmeta; i++) {
 		const char *k = cg_timeline_str(tl, tl->meta[i].key);
@@ -221,21 +126,21 @@ static void print_header(cg_sink *f, const cg_analysis *a)
 			 cg_timeline_str(tl, tl->meta[i].value));
 	}
 	if (meta[0])
-		put_linef(f, "%s", meta);
+		cg_lines_putf(f, "%s", meta);
 	if (s->truncated)
-		put_wrapped(f, s->truncation_note ? s->truncation_note : "the trace was cut off", 0);
+		cg_lines_wrap(f, s->truncation_note ? s->truncation_note : "the trace was cut off", 0);
 	if (s->bad_lines)
-		put_linef(f, "%s bad lines were skipped", count_text(n1, s->bad_lines));
+		cg_lines_putf(f, "%s bad lines were skipped", count_text(n1, s->bad_lines));
 	if (!s->categories_known)
-		put_linef(f, "categories: this format does not record them; all memory shows as unknown");
+		cg_lines_putf(f, "categories: this format does not record them; all memory shows as unknown");
 	if (!s->pairing_known)
-		put_wrapped(f, "frees could not be matched to their allocations: live bytes by device and by category "
+		cg_lines_wrap(f, "frees could not be matched to their allocations: live bytes by device and by category "
 			"are exact, but lists of allocations, lifetimes, leaks and the allocator replay are "
 			"not available", 0);
 }
 
 /* Allocator snapshots: the segments at the dump, and the OOM verdict. */
-static void print_allocator_state(cg_sink *f, const cg_analysis *a, uint32_t d)
+static void print_allocator_state(cg_lines *f, const cg_analysis *a, uint32_t d)
 {
 	if (!a->tl->snapshot || !a->allocstate || d >= a->allocstate->ndevices)
 		return;
@@ -255,29 +160,45 @@ static void print_allocator_state(cg_sink *f, const cg_analysis *a, uint32_t d)
 		key_figure(f, "consistency", "the snapshot contradicts itself (summary.json, allocator_state.checks)");
 	if (s->oom_cause != CG_OOM_NONE) {
 		char verdict[768];
-		put_wrapped(f, cg_allocstate_verdict(s, verdict, sizeof verdict), 2);
+		cg_lines_wrap(f, cg_allocstate_verdict(s, verdict, sizeof verdict), 2);
 	}
 }
 
-static void print_key_figures(cg_sink *f, const cg_analysis *a, uint32_t d)
+/* "  peak                15.44 MiB (16,190,672 B) at 0.123 s, reached 2
+ * times", the size emphasised. */
+static void print_peak(cg_lines *f, const cg_analysis *a, uint32_t d)
+{
+	const cg_peak_device *p = &a->peak->devices[d];
+	char lead[64], b1[32], n1[32], t1[32], rest[160];
+	snprintf(lead, sizeof lead, "  %-*s", LABEL, "peak");
+	int n = snprintf(rest, sizeof rest, " (%s B) at %s", count_text(n1, p->peak_bytes), time_text(a->tl, t1, p->peak_t_ns));
+	if (p->reached_times > 1 && n > 0 && (size_t)n < sizeof rest)
+		snprintf(rest + n, sizeof rest - (size_t)n, ", reached %u times", p->reached_times);
+	cg_lines_put_styled(f, lead, bytes_text(b1, p->peak_bytes), CG_SGR_STRONG, rest);
+}
+
+static void print_key_figures(cg_lines *f, const cg_analysis *a, uint32_t d)
 {
 	const cg_timeline *tl = a->tl;
 	const cg_peak_device *p = &a->peak->devices[d];
 	const cg_liveset_device *end = &a->at_end->devices[d];
 	char b1[32], b2[32], t1[32], n1[32], n2[32];
-	char times[48] = "";
-	if (p->reached_times > 1)
-		snprintf(times, sizeof times, ", reached %u times", p->reached_times);
-	key_figure(f, "peak", "%s (%s B) at %s%s", bytes_text(b1, p->peak_bytes), count_text(n1, p->peak_bytes), time_text(tl, t1, p->peak_t_ns), times);
+	print_peak(f, a, d);
 	if (p->peak_index != CG_NONE) {
 		const cg_mem *m = &tl->mem[p->peak_index];
-		char path[CG_SPAN_PATH_MAX], fitted[WIDTH * 4];
-		key_figure(f, "reached by", "%s of %s (%s, %s)", bytes_text(b1, m->bytes),
-		   m->op != CG_STR_EMPTY ? cg_timeline_str(tl, m->op) : "an allocation",
-		   cg_category_name((cg_category)m->category), cg_phase_name(cg_timeline_mem_phase(tl, m)));
+		char path[CG_SPAN_PATH_MAX], fitted[CG_LINES_BYTES(CG_SUMMARY_TEXT_MAX_WIDTH)];
+		/* its category and phase, those the trace recorded */
+		cg_phase phase = cg_timeline_mem_phase(tl, m);
+		const char *cat = m->category != CG_CAT_UNKNOWN ? cg_category_name((cg_category)m->category) : NULL;
+		const char *ph = phase != CG_PHASE_NONE || cat ? cg_phase_name(phase) : NULL;
+		char what[64] = "";
+		if (cat || ph)
+			snprintf(what, sizeof what, " (%s%s%s)", cat ? cat : "", cat && ph ? ", " : "", ph ? ph : "");
+		key_figure(f, "reached by", "%s of %s%s", bytes_text(b1, m->bytes),
+		   m->op != CG_STR_EMPTY ? cg_timeline_str(tl, m->op) : "an allocation", what);
 		cg_timeline_span_path(tl, m->span, path, sizeof path);
 		if (path[0])
-			key_figure(f, "", "%s", fit(fitted, sizeof fitted, path, WIDTH - 2 - LABEL));
+			key_figure(f, "", "%s", cg_lines_fit(fitted, sizeof fitted, path, f->width - 2 - LABEL));
 	}
 	key_figure(f, "live at peak", "%s allocations", count_text(n1, a->at_peak->devices[d].count));
 	key_figure(f, "live at end", "%s (%s B), %s allocations, at %s", bytes_text(b1, end->bytes), count_text(n2, end->bytes),
@@ -297,7 +218,7 @@ static void print_key_figures(cg_sink *f, const cg_analysis *a, uint32_t d)
 }
 
 /* Rows "name  bytes  % of whole", largest first, nonzero only. */
-static void print_shares(cg_sink *f, const char *title, const char *const *names, const uint64_t *bytes, int n,
+static void print_shares(cg_lines *f, const char *title, const char *const *names, const uint64_t *bytes, int n,
 			 uint64_t whole)
 {
 	int order[CG_CAT_COUNT + CG_PHASE_COUNT];
@@ -313,18 +234,18 @@ static void print_shares(cg_sink *f, const char *title, const char *const *names
 		}
 	if (k == 0)
 		return;
-	put_linef(f, "%s", "");
-	put_linef(f, "  %s", title);
+	cg_lines_putf(f, "%s", "");
+	cg_lines_putf(f, "  %s", title);
 	for (int i = 0; i < k; i++) {
 		char row[256] = "    ", b[32], pct[32];
-		cell(row, sizeof row, names[order[i]], 18, false);
-		cell(row, sizeof row, bytes_text(b, bytes[order[i]]), 11, true);
-		cell(row, sizeof row, share_text(pct, bytes[order[i]], whole), 9, true);
-		put_line(f, row);
+		cg_lines_cell(row, sizeof row, names[order[i]], 18, false);
+		cg_lines_cell(row, sizeof row, bytes_text(b, bytes[order[i]]), 11, true);
+		cg_lines_cell(row, sizeof row, share_text(pct, bytes[order[i]], whole), 9, true);
+		cg_lines_put(f, row);
 	}
 }
 
-static void print_at_peak(cg_sink *f, const cg_analysis *a, uint32_t d)
+static void print_at_peak(cg_lines *f, const cg_analysis *a, uint32_t d)
 {
 	const cg_liveset_device *ls = &a->at_peak->devices[d];
 	const char *cats[CG_CAT_COUNT], *phases[CG_PHASE_COUNT];
@@ -334,103 +255,139 @@ static void print_at_peak(cg_sink *f, const cg_analysis *a, uint32_t d)
 		phases[p] = cg_phase_name((cg_phase)p);
 	if (a->tl->source.categories_known)
 		print_shares(f, "at the peak, by category", cats, ls->by_category, CG_CAT_COUNT, ls->bytes);
-	if (ls->listed)
+	/* by phase, unless all of it is under none: the trace has no phases */
+	if (ls->listed && ls->by_phase[CG_PHASE_NONE] < ls->bytes)
 		print_shares(f, "at the peak, by the phase that allocated", phases, ls->by_phase, CG_PHASE_COUNT,
 			     ls->bytes);
 	print_live_list(f, a, ls, "largest allocations live at the peak");
 }
 
 /* The span-path tree, pruned to nodes holding at least 5 % of the peak. */
-static void print_tree(cg_sink *f, const cg_analysis *a, uint32_t d)
+/* The first node at or after i that the tree shows (nodes holding min
+ * bytes or more, 24 levels deep at most), or t->nnodes. */
+static uint32_t tree_next(const cg_pathtree *t, uint32_t i, uint64_t min)
+{
+	while (i < t->nnodes && (t->nodes[i].total_bytes < min || t->nodes[i].depth > 24))
+		i = t->nodes[i].subtree_end;
+	return i;
+}
+
+/* A node's name indented by its depth, escaped, into label. */
+static void tree_label(const cg_timeline *tl, const cg_pathnode *n, char *label, size_t size)
+{
+	const char *name = n->kind == CG_PATHNODE_SPAN ? cg_timeline_str(tl, n->name)
+			   : n->kind == CG_PATHNODE_BEFORE_TRACE ? "(allocated before the trace)"
+								  : "(before profiling)";
+	int indent = (int)(n->depth - 1) * 2;
+	snprintf(label, size, "%*s", indent, "");
+	cg_termtext_escape(label + indent, size - (size_t)indent, name, strlen(name));
+}
+
+/* The span-path tree, pruned to nodes holding at least 5 % of the peak:
+ * the names as wide as the widest (within the width), the phase column
+ * only when some node has one. */
+static void print_tree(cg_lines *f, const cg_analysis *a, uint32_t d)
 {
 	const cg_pathtree *t = &a->peak_trees->trees[d];
 	if (t->nnodes < 2 || t->nodes[0].total_bytes == 0)
 		return;
 	const cg_timeline *tl = a->tl;
 	uint64_t whole = t->nodes[0].total_bytes, min = whole / 20;
-	put_linef(f, "%s", "");
-	put_linef(f, "  at the peak, by span path (nodes with 5 %% or more)");
-	unsigned shown = 0;
-	for (uint32_t i = 1; i < t->nnodes && shown < a->options.top_n;) {
-		const cg_pathnode *n = &t->nodes[i];
-		if (n->total_bytes < min || n->depth > 24) {
-			i = n->subtree_end;
-			continue;
-		}
-		char label[1024], row[1024] = "    ", b[32], pct[32];
-		const char *name = n->kind == CG_PATHNODE_SPAN ? cg_timeline_str(tl, n->name)
-				   : n->kind == CG_PATHNODE_BEFORE_TRACE ? "(allocated before the trace)"
-									  : "(before profiling)";
-		snprintf(label, sizeof label, "%*s%s", (int)(n->depth - 1) * 2, "", name);
-		cell(row, sizeof row, label, 64, false);
-		cell(row, sizeof row, bytes_text(b, n->total_bytes), 11, true);
-		cell(row, sizeof row, share_text(pct, n->total_bytes, whole), 9, true);
-		strcat(row, "  ");
-		strcat(row, n->phase == CG_PATHTREE_MIXED ? "mixed" : cg_phase_name((cg_phase)n->phase));
-		put_line(f, row);
+	char label[1024], row[CG_LINES_BYTES(CG_SUMMARY_TEXT_MAX_WIDTH) + 128], b[32], pct[32];
+	size_t widest = 0, shown = 0;
+	bool phases = false;
+	for (uint32_t i = tree_next(t, 1, min); i < t->nnodes && shown < a->options.top_n; i = tree_next(t, i + 1, min)) {
+		tree_label(tl, &t->nodes[i], label, sizeof label);
+		if (cg_text_width(label) > widest)
+			widest = cg_text_width(label);
+		phases |= t->nodes[i].phase != CG_PHASE_NONE;
 		shown++;
-		i++;
+	}
+	size_t rest = 4 + 11 + 9 + (phases ? 2 + 9 : 0);
+	size_t room = f->width > rest + 16 ? f->width - rest : 16;
+	if (widest > room)
+		widest = room;
+	cg_lines_putf(f, "%s", "");
+	cg_lines_putf(f, "  at the peak, by span path (nodes with 5 %% or more)");
+	shown = 0;
+	for (uint32_t i = tree_next(t, 1, min); i < t->nnodes && shown < a->options.top_n; i = tree_next(t, i + 1, min)) {
+		const cg_pathnode *n = &t->nodes[i];
+		tree_label(tl, n, label, sizeof label);
+		snprintf(row, sizeof row, "    ");
+		cg_lines_cell(row, sizeof row, label, widest, false);
+		cg_lines_cell(row, sizeof row, bytes_text(b, n->total_bytes), 11, true);
+		cg_lines_cell(row, sizeof row, share_text(pct, n->total_bytes, whole), 9, true);
+		if (phases) {
+			strcat(row, "  ");
+			strcat(row, n->phase == CG_PATHTREE_MIXED ? "mixed" : cg_phase_name((cg_phase)n->phase));
+		}
+		cg_lines_put(f, row);
+		shown++;
 	}
 }
 
-static void print_over_time(cg_sink *f, const cg_analysis *a, uint32_t d)
+static void print_over_time(cg_lines *f, const cg_analysis *a, uint32_t d)
 {
 	const cg_timeline *tl = a->tl;
 	const cg_overtime_device *o = &a->overtime->devices[d];
 	char b1[32], b2[32], b3[32], t1[32];
 	if (tl->source.categories_known) {
-		put_linef(f, "%s", "");
-		put_linef(f, "  each category's own maximum");
+		cg_lines_putf(f, "%s", "");
+		cg_lines_putf(f, "  each category's own maximum");
 		for (int c = 0; c < CG_CAT_COUNT; c++)
 			if (o->categories[c].bytes)
-				put_linef(f, "    %-18s%11s  at %s", cg_category_name((cg_category)c),
+				cg_lines_putf(f, "    %-18s%11s  at %s", cg_category_name((cg_category)c),
 				    bytes_text(b1, o->categories[c].bytes), time_text(tl, t1, o->categories[c].t_ns));
 	}
-	put_linef(f, "%s", "");
-	put_linef(f, "  %-14s%12s %10s %12s %12s", "phase", "peak", "at", "allocated", "freed");
+	bool header = false;
 	for (int p = 0; p < CG_PHASE_COUNT; p++) {
 		const cg_phase_stats *s = &o->phases[p];
 		if (!s->ran && !s->allocations && !s->frees)
 			continue;
+		if (!header) {
+			cg_lines_putf(f, "%s", "");
+			cg_lines_putf(f, "  %-14s%12s %10s %12s %12s", "phase", "peak", "at", "allocated", "freed");
+			header = true;
+		}
 		char row[256] = "    ";
-		cell(row, sizeof row, cg_phase_name((cg_phase)p), 12, false);
-		cell(row, sizeof row, s->ran ? bytes_text(b1, s->peak_bytes) : "-", 12, true);
+		cg_lines_cell(row, sizeof row, cg_phase_name((cg_phase)p), 12, false);
+		cg_lines_cell(row, sizeof row, s->ran ? bytes_text(b1, s->peak_bytes) : "-", 12, true);
 		strcat(row, " ");
-		cell(row, sizeof row, s->ran ? time_text(tl, t1, s->peak_t_ns) : "-", 10, true);
+		cg_lines_cell(row, sizeof row, s->ran ? time_text(tl, t1, s->peak_t_ns) : "-", 10, true);
 		strcat(row, " ");
-		cell(row, sizeof row, bytes_text(b2, s->allocated_bytes), 12, true);
+		cg_lines_cell(row, sizeof row, bytes_text(b2, s->allocated_bytes), 12, true);
 		strcat(row, " ");
-		cell(row, sizeof row, bytes_text(b3, s->freed_bytes), 12, true);
-		put_line(f, row);
+		cg_lines_cell(row, sizeof row, bytes_text(b3, s->freed_bytes), 12, true);
+		cg_lines_put(f, row);
 	}
 	if (!o->timed && a->steps->nsteps && tl->devices[d].mem_count)
-		put_linef(f, "  steps and phase peaks: not evaluated for this device (too many devices \xc3\x97 steps)");
+		cg_lines_putf(f, "  steps and phase peaks: not evaluated for this device (too many devices \xc3\x97 steps)");
 	if (!o->nsteps)
 		return;
-	put_linef(f, "%s", "");
-	put_linef(f, "  %-22s%10s %12s %12s %12s", "step", "start", "peak", "live at end", "growth");
+	cg_lines_putf(f, "%s", "");
+	cg_lines_putf(f, "  %-22s%10s %12s %12s %12s", "step", "start", "peak", "live at end", "growth");
 	for (uint32_t k = 0; k < o->nsteps; k++) {
 		if (k == a->options.top_n && o->nsteps > a->options.top_n) {
-			put_linef(f, "    ... %u more steps", o->nsteps - k);
+			cg_lines_putf(f, "    ... %u more steps", o->nsteps - k);
 			break;
 		}
 		const cg_step_stats *s = &o->steps[k];
 		char name[256], g[32];
-		fit(name, sizeof name, cg_timeline_str(tl, tl->spans[a->steps->steps[k].span].name), 20);
+		cg_lines_fit(name, sizeof name, cg_timeline_str(tl, tl->spans[a->steps->steps[k].span].name), 20);
 		char row[512] = "    ";
-		cell(row, sizeof row, name, 20, false);
-		cell(row, sizeof row, time_text(tl, t1, a->steps->steps[k].start_ns), 10, true);
+		cg_lines_cell(row, sizeof row, name, 20, false);
+		cg_lines_cell(row, sizeof row, time_text(tl, t1, a->steps->steps[k].start_ns), 10, true);
 		strcat(row, " ");
-		cell(row, sizeof row, bytes_text(b1, s->peak_bytes), 12, true);
+		cg_lines_cell(row, sizeof row, bytes_text(b1, s->peak_bytes), 12, true);
 		strcat(row, " ");
-		cell(row, sizeof row, bytes_text(b2, s->live_at_end), 12, true);
+		cg_lines_cell(row, sizeof row, bytes_text(b2, s->live_at_end), 12, true);
 		strcat(row, " ");
-		cell(row, sizeof row, cg_fmt_bytes_signed(g, sizeof g, s->growth), 12, true);
-		put_line(f, row);
+		cg_lines_cell(row, sizeof row, cg_fmt_bytes_signed(g, sizeof g, s->growth), 12, true);
+		cg_lines_put(f, row);
 	}
 }
 
-static void print_checkpoint_line(cg_sink *f, const cg_timeline *tl, const char *label, const cg_checkpoint *c,
+static void print_checkpoint_line(cg_lines *f, const cg_timeline *tl, const char *label, const cg_checkpoint *c,
 				  const cg_replay_device *r, uint32_t k)
 {
 	char b1[32], b2[32], b3[32], t1[32], pct[32], line[512] = "";
@@ -452,18 +409,18 @@ static void print_checkpoint_line(cg_sink *f, const cg_timeline *tl, const char 
 		key_figure(f, "", "%s", line);
 }
 
-static void print_checkpoints(cg_sink *f, const cg_analysis *a, uint32_t d)
+static void print_checkpoints(cg_lines *f, const cg_analysis *a, uint32_t d)
 {
 	const cg_timeline *tl = a->tl;
 	const cg_checkpoints_device *c = &a->checkpoints->devices[d];
 	const cg_replay_device *r = &a->replay->devices[d];
 	char n1[32], t1[32], pct[32];
-	put_linef(f, "%s", "");
+	cg_lines_putf(f, "%s", "");
 	if (c->count == 0) {
-		put_linef(f, "  checkpoints: none in the trace");
+		cg_lines_putf(f, "  checkpoints: none in the trace");
 		return;
 	}
-	put_linef(f, "  checkpoints (%s)", count_text(n1, c->count));
+	cg_lines_putf(f, "  checkpoints (%s)", count_text(n1, c->count));
 	print_checkpoint_line(f, tl, "nearest the peak", &c->list[c->nearest_peak], r, c->nearest_peak);
 	print_checkpoint_line(f, tl, "last", &c->list[c->count - 1], r, c->count - 1);
 	if (c->max_fragmentation != CG_NONE)
@@ -472,7 +429,7 @@ static void print_checkpoints(cg_sink *f, const cg_analysis *a, uint32_t d)
 		   time_text(tl, t1, c->list[c->max_fragmentation].t_ns));
 }
 
-static void print_replay_variant(cg_sink *f, const cg_timeline *tl, const char *label, const cg_replay_variant *v)
+static void print_replay_variant(cg_lines *f, const cg_timeline *tl, const char *label, const cg_replay_variant *v)
 {
 	char b1[32], b2[32], b3[32], t1[32], p1[32], p2[32];
 	key_figure(f, label, "reserved at most %s (from %s)", bytes_text(b1, v->peak_reserved), time_text(tl, t1, v->peak_t_ns));
@@ -482,16 +439,16 @@ static void print_replay_variant(cg_sink *f, const cg_timeline *tl, const char *
 	   cg_fmt_percent(p1, sizeof p1, v->at_peak.frag_reserved), cg_fmt_percent(p2, sizeof p2, v->at_peak.frag_largest));
 }
 
-static void print_replay(cg_sink *f, const cg_analysis *a, uint32_t d)
+static void print_replay(cg_lines *f, const cg_analysis *a, uint32_t d)
 {
 	const cg_replay_device *r = &a->replay->devices[d];
 	char b1[32];
-	put_linef(f, "%s", "");
+	cg_lines_putf(f, "%s", "");
 	if (!r->available) {
-		put_linef(f, "  allocator replay: not available (%s)", r->unavailable_reason ? r->unavailable_reason : "");
+		cg_lines_putf(f, "  allocator replay: not available (%s)", r->unavailable_reason ? r->unavailable_reason : "");
 		return;
 	}
-	put_linef(f, "  allocator replay (an estimate: PyTorch's CUDA caching allocator, one stream)");
+	cg_lines_putf(f, "  allocator replay (an estimate: PyTorch's CUDA caching allocator, one stream)");
 	print_replay_variant(f, a->tl, "standard", &r->standard);
 	print_replay_variant(f, a->tl, "expandable", &r->expandable);
 	if (r->saved_bytes > 0)
@@ -504,21 +461,21 @@ static void print_replay(cg_sink *f, const cg_analysis *a, uint32_t d)
 		key_figure(f, "", "expandable_segments:True would not have changed the peak reserved");
 }
 
-static void print_leaks(cg_sink *f, const cg_analysis *a, uint32_t d)
+static void print_leaks(cg_lines *f, const cg_analysis *a, uint32_t d)
 {
 	const cg_timeline *tl = a->tl;
 	const cg_leaks_device *l = &a->leaks->devices[d];
 	char b1[32], b2[32], n1[32];
-	put_linef(f, "%s", "");
+	cg_lines_putf(f, "%s", "");
 	if (!l->available) {
-		put_linef(f, "  leaks by allocation: not available without pairing");
+		cg_lines_putf(f, "  leaks by allocation: not available without pairing");
 		return;
 	}
 	if (l->count == 0) {
-		put_linef(f, "  leaks: nothing but parameters and optimizer state is live at the end");
+		cg_lines_putf(f, "  leaks: nothing but parameters and optimizer state is live at the end");
 		return;
 	}
-	put_linef(f, "  live at the end besides parameters and optimizer state: %s in %s allocations", bytes_text(b1, l->bytes),
+	cg_lines_putf(f, "  live at the end besides parameters and optimizer state: %s in %s allocations", bytes_text(b1, l->bytes),
 	    count_text(n1, l->count));
 	if (l->nsteps >= 2 && l->leaking_steps >= 2) {
 		uint64_t lo = UINT64_MAX, hi = 0;
@@ -529,39 +486,55 @@ static void print_leaks(cg_sink *f, const cg_analysis *a, uint32_t d)
 				hi = l->step_bytes[k];
 		}
 		if (lo == hi)
-			put_linef(f, "  each of the %u steps left %s behind", l->nsteps, bytes_text(b2, lo));
+			cg_lines_putf(f, "  each of the %u steps left %s behind", l->nsteps, bytes_text(b2, lo));
 		else
-			put_linef(f, "  %u of %u steps left memory behind, %s to %s each", l->leaking_steps, l->nsteps,
+			cg_lines_putf(f, "  %u of %u steps left memory behind, %s to %s each", l->leaking_steps, l->nsteps,
 			    bytes_text(b1, lo), bytes_text(b2, hi));
 	}
 	size_t n = l->ngroups < a->options.top_n ? l->ngroups : a->options.top_n;
+	/* what no group holds is left out: an op, a category, steps */
+	bool ops = false, cats = false, steps = false;
+	for (size_t g = 0; g < n; g++) {
+		ops |= l->groups[g].op != CG_STR_EMPTY;
+		cats |= l->groups[g].category != CG_CAT_UNKNOWN;
+		steps |= l->groups[g].steps > 0;
+	}
 	for (size_t g = 0; g < n; g++) {
 		const cg_leak_group *x = &l->groups[g];
-		char row[1024] = "    ", cnt[64], fitted[WIDTH * 4];
-		cell(row, sizeof row, bytes_text(b1, x->bytes), 10, true);
-		snprintf(cnt, sizeof cnt, "  %s \xc3\x97 %s", count_text(n1, x->count),
-			 x->op != CG_STR_EMPTY ? cg_timeline_str(tl, x->op) : "?");
+		char row[1024] = "    ", cnt[512], fitted[CG_LINES_BYTES(CG_SUMMARY_TEXT_MAX_WIDTH)];
+		cg_lines_cell(row, sizeof row, bytes_text(b1, x->bytes), 10, true);
+		if (ops)
+			snprintf(cnt, sizeof cnt, "  %s \xc3\x97 %s", count_text(n1, x->count),
+				 x->op != CG_STR_EMPTY ? cg_timeline_str(tl, x->op) : "?");
+		else
+			snprintf(cnt, sizeof cnt, "  %s allocation%s", count_text(n1, x->count), x->count == 1 ? "" : "s");
 		strcat(row, cnt);
-		snprintf(cnt, sizeof cnt, " (%s%s%u step%s)",
-			 x->category == CG_LEAKS_MIXED ? "mixed" : cg_category_name((cg_category)x->category), ", ",
-			 x->steps, x->steps == 1 ? "" : "s");
+		const char *cat = !cats ? NULL : x->category == CG_LEAKS_MIXED ? "mixed" : cg_category_name((cg_category)x->category);
+		if (cat && steps)
+			snprintf(cnt, sizeof cnt, " (%s, %u step%s)", cat, x->steps, x->steps == 1 ? "" : "s");
+		else if (cat)
+			snprintf(cnt, sizeof cnt, " (%s)", cat);
+		else if (steps)
+			snprintf(cnt, sizeof cnt, " (%u step%s)", x->steps, x->steps == 1 ? "" : "s");
+		else
+			cnt[0] = '\0';
 		strcat(row, cnt);
-		put_line(f, row);
-		put_linef(f, "%16s%s", "", fit(fitted, sizeof fitted, x->path[0] ? x->path : "(no span)", WIDTH - 16));
+		cg_lines_put(f, row);
+		cg_lines_putf(f, "%16s%s", "", cg_lines_fit(fitted, sizeof fitted, x->path[0] ? x->path : "(no span)", f->width - 16));
 	}
 }
 
-static void print_lifetimes(cg_sink *f, const cg_analysis *a, uint32_t d)
+static void print_lifetimes(cg_lines *f, const cg_analysis *a, uint32_t d)
 {
 	const cg_lifetimes_device *l = &a->lifetimes->devices[d];
 	char b1[32], b2[32], n1[32], n2[32];
-	put_linef(f, "%s", "");
+	cg_lines_putf(f, "%s", "");
 	if (!l->available) {
-		put_linef(f, "  lifetimes: not available without pairing");
+		cg_lines_putf(f, "  lifetimes: not available without pairing");
 		return;
 	}
 	char n3[32];
-	put_linef(f, "  lifetimes of %s freed allocations (%s); %s never freed; temporaries %s (%s)",
+	cg_lines_putf(f, "  lifetimes of %s freed allocations (%s); %s never freed; temporaries %s (%s)",
 	    count_text(n1, l->ended_count), bytes_text(b1, l->ended_bytes), count_text(n2, l->never_freed_count),
 	    count_text(n3, l->temporaries_count), bytes_text(b2, l->temporaries_bytes));
 	uint64_t count[CG_LIFETIME_BUCKETS] = {0}, max = 0;
@@ -577,23 +550,23 @@ static void print_lifetimes(cg_sink *f, const cg_analysis *a, uint32_t d)
 		unsigned len = (unsigned)((count[b] * 40 + max - 1) / max);
 		for (unsigned i = 0; i < len; i++)
 			strcat(bar, "\xe2\x96\x88");
-		cell(row, sizeof row, cg_fmt_time(lo, 32, cg_lifetime_bucket_lower(b)), 10, true);
+		cg_lines_cell(row, sizeof row, cg_fmt_time(lo, 32, cg_lifetime_bucket_lower(b)), 10, true);
 		strcat(row, b + 1 < CG_LIFETIME_BUCKETS ? " \xe2\x80\x93 " : " or more");
-		cell(row, sizeof row, b + 1 < CG_LIFETIME_BUCKETS ? cg_fmt_time(hi, 32, cg_lifetime_bucket_upper(b)) : "", 10, false);
-		cell(row, sizeof row, count_text(n1, count[b]), 9, true);
+		cg_lines_cell(row, sizeof row, b + 1 < CG_LIFETIME_BUCKETS ? cg_fmt_time(hi, 32, cg_lifetime_bucket_upper(b)) : "", 10, false);
+		cg_lines_cell(row, sizeof row, count_text(n1, count[b]), 9, true);
 		strcat(row, "  ");
 		strcat(row, bar);
-		put_line(f, row);
+		cg_lines_put(f, row);
 	}
 }
 
-static void print_end(cg_sink *f, const cg_analysis *a, uint32_t d)
+static void print_end(cg_lines *f, const cg_analysis *a, uint32_t d)
 {
 	const cg_timeline *tl = a->tl;
 	const cg_endtrace_device *e = &a->end->devices[d];
 	char b1[32], b2[32], b3[32], t1[32], n1[32];
-	put_linef(f, "%s", "");
-	put_linef(f, "  end of the trace");
+	cg_lines_putf(f, "%s", "");
+	cg_lines_putf(f, "  end of the trace");
 	if (e->kind == CG_END_OUT_OF_MEMORY)
 		key_figure(f, "out of memory", "at %s, a request for %s failed (%u event%s)", time_text(tl, t1, tl->ooms[e->oom].t_ns),
 		   bytes_text(b1, tl->ooms[e->oom].bytes), e->oom_count, e->oom_count == 1 ? "" : "s");
@@ -606,48 +579,195 @@ static void print_end(cg_sink *f, const cg_analysis *a, uint32_t d)
 		   bytes_text(b2, c->used_bytes + c->free_bytes), bytes_text(b3, c->free_bytes), e->nearly_full ? " (nearly full)" : "");
 	}
 	if (e->verdict) {
-		put_linef(f, "%s", "");
-		put_wrapped(f, e->verdict, 2);
+		cg_lines_putf(f, "%s", "");
+		cg_lines_wrap(f, e->verdict, 2);
 	}
 	print_live_list(f, a, &a->at_end->devices[d], "largest allocations live at the end");
 	if (e->nlast) {
-		put_linef(f, "%s", "");
+		cg_lines_putf(f, "%s", "");
 		print_alloc_header(f, "last allocations before the end, latest first", e->nlast, e->nlast);
+		cg_alloc_row *rows = cg_calloc(e->nlast, sizeof *rows);
 		for (uint32_t i = 0; i < e->nlast; i++) {
 			const cg_mem *m = &tl->mem[e->last_allocs[i]];
-			print_alloc(f, tl, e->last_allocs[i], m->pair, m->bytes);
+			rows[i] = (cg_alloc_row){e->last_allocs[i], m->pair, m->bytes};
 		}
+		cg_summary_allocs_write(f, tl, rows, e->nlast);
+		cg_free(rows);
 	}
 }
 
-static void print_gradients(cg_sink *f, const cg_analysis *a)
+static void print_gradients(cg_lines *f, const cg_analysis *a)
 {
 	const cg_timeline *tl = a->tl;
 	const cg_gradients_result *g = a->gradients;
 	char n[CG_GRAD_STATE_COUNT + 1][32], n1[32];
 	if (!g->records)
 		return;
-	put_linef(f, "%s", "");
-	put_linef(f, "gradients: %s records for %s parameters: %s present, %s missing, %s zero, %s non-finite",
+	cg_lines_putf(f, "%s", "");
+	cg_lines_putf(f, "gradients: %s records for %s parameters: %s present, %s missing, %s zero, %s non-finite",
 	    count_text(n1, g->records), count_text(n[0], g->parameters), count_text(n[1], g->by_state[CG_GRAD_PRESENT]),
 	    count_text(n[2], g->by_state[CG_GRAD_MISSING]), count_text(n[3], g->by_state[CG_GRAD_ZERO]),
 	    count_text(n[4], g->by_state[CG_GRAD_NON_FINITE]));
 	for (size_t i = 0; i < g->nproblems && i < a->options.top_n; i++) {
 		const cg_gradient_problem *p = &g->problems[i];
-		put_linef(f, "  %s.%s: %" PRIu64 " missing, %" PRIu64 " non-finite (first at line %u)",
+		cg_lines_putf(f, "  %s.%s: %" PRIu64 " missing, %" PRIu64 " non-finite (first at line %u)",
 		    cg_timeline_str(tl, p->root), cg_timeline_str(tl, p->key), p->missing, p->non_finite, p->first_line);
 	}
 }
 
-void cg_summary_text_write(cg_sink *f, const cg_analysis *a)
+/* ---- the verdict, first after the header ---- */
+
+typedef enum verdict { VERDICT_OK, VERDICT_WARN, VERDICT_FAIL } verdict;
+
+/* Where device d's trace ended: ", 23.6 ms into forward of train_step#2". */
+static void say_where(char *buf, size_t size, const cg_analysis *a, const cg_endtrace_device *e)
 {
+	const cg_timeline *tl = a->tl;
+	char t1[32];
+	const char *step = e->step != CG_NONE && e->step < a->steps->nsteps
+				   ? cg_timeline_str(tl, tl->spans[a->steps->steps[e->step].span].name)
+				   : NULL;
+	if (e->phase_span != CG_NONE && step)
+		snprintf(buf, size, ", %s into %s of %s", cg_fmt_time(t1, sizeof t1, e->into_phase_ns),
+			 cg_phase_name((cg_phase)e->phase), step);
+	else if (e->phase_span != CG_NONE)
+		snprintf(buf, size, ", %s into %s", cg_fmt_time(t1, sizeof t1, e->into_phase_ns), cg_phase_name((cg_phase)e->phase));
+	else if (step || e->span != CG_NONE)
+		snprintf(buf, size, ", in %s", step ? step : cg_timeline_str(tl, tl->spans[e->span].name));
+	else
+		buf[0] = '\0';
+}
+
+/* Device d's verdict in one sentence into buf, from the end-of-trace pass:
+ * FAIL when it ran out of memory or the trace was cut off, warn when its
+ * last checkpoint shows it nearly full, else ok (buf empty). */
+static verdict device_verdict(const cg_analysis *a, uint32_t d, char *buf, size_t size)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_endtrace_device *e = &a->end->devices[d];
+	const char *dev = cg_timeline_str(tl, tl->devices[d].name);
+	char where[512], t1[32], b1[32], b2[32], n1[32];
+	buf[0] = '\0';
+	if (e->kind == CG_END_NO_RECORDS)
+		return VERDICT_OK;
+	say_where(where, sizeof where, a, e);
+	if (e->kind == CG_END_OUT_OF_MEMORY) {
+		snprintf(buf, size, "%s ran out of memory at %s: a request for %s failed%s", dev,
+			 time_text(tl, t1, tl->ooms[e->oom].t_ns), bytes_text(b1, tl->ooms[e->oom].bytes), where);
+		return VERDICT_FAIL;
+	}
+	if (tl->source.truncated) {
+		snprintf(buf, size, "the run looks like it died: the trace was cut off mid-record at line %s; %s stopped at %s%s",
+			 count_text(n1, tl->source.truncated_line), dev, time_text(tl, t1, e->t_ns), where);
+		return VERDICT_FAIL;
+	}
+	if (e->nearly_full && e->checkpoint != CG_NONE) {
+		const cg_devmem *c = &tl->devmem[e->checkpoint];
+		snprintf(buf, size, "%s was nearly full at its last checkpoint: %s used of %s at %s", dev,
+			 bytes_text(b1, c->used_bytes), bytes_text(b2, c->used_bytes + c->free_bytes), time_text(tl, t1, c->t_ns));
+		return VERDICT_WARN;
+	}
+	return VERDICT_OK;
+}
+
+/* One paragraph per device with something wrong ("FAIL  ...", "warn
+ * ..."), or one "ok" line for the whole trace. */
+static void print_verdicts(cg_lines *f, const cg_analysis *a)
+{
+	static const char *const word[] = {"ok", "warn", "FAIL"};
+	char text[1024];
+	bool said = false;
+	for (uint32_t d = 0; d < a->tl->ndevices; d++) {
+		verdict v = device_verdict(a, d, text, sizeof text);
+		if (v == VERDICT_OK)
+			continue;
+		cg_lines_wrap_styled(f, word[v], v == VERDICT_FAIL ? CG_SGR_FAIL : NULL, text);
+		said = true;
+	}
+	if (said)
+		return;
+	if (a->tl->source.truncated) {
+		char n1[32];
+		snprintf(text, sizeof text, "the run looks like it died: the trace was cut off mid-record at line %s",
+			 count_text(n1, a->tl->source.truncated_line));
+		cg_lines_wrap_styled(f, word[VERDICT_FAIL], CG_SGR_FAIL, text);
+	} else {
+		cg_lines_wrap_styled(f, word[VERDICT_OK], NULL, "the trace is complete and records no out-of-memory error");
+	}
+}
+
+/* ---- --brief ---- */
+
+/* "  filled by           optimizer_state      6.09 MiB   39.5 %", one line
+ * for each of the three largest categories at the peak (phases for a
+ * format without categories). */
+static void print_filled_by(cg_lines *f, const cg_analysis *a, uint32_t d)
+{
+	const cg_liveset_device *ls = &a->at_peak->devices[d];
+	bool cats = a->tl->source.categories_known;
+	if (!cats && !(ls->listed && ls->by_phase[CG_PHASE_NONE] < ls->bytes))
+		return;
+	const uint64_t *bytes = cats ? ls->by_category : ls->by_phase;
+	int n = cats ? CG_CAT_COUNT : CG_PHASE_COUNT;
+	bool used[CG_CAT_COUNT + CG_PHASE_COUNT] = {false};
+	for (int k = 0; k < 3; k++) {
+		int best = -1;
+		for (int i = 0; i < n; i++)
+			if (!used[i] && bytes[i] && (best < 0 || bytes[i] > bytes[best]))
+				best = i;
+		if (best < 0)
+			break;
+		used[best] = true;
+		char row[256] = "", b[32], pct[32];
+		cg_lines_cell(row, sizeof row, cats ? cg_category_name((cg_category)best) : cg_phase_name((cg_phase)best), 16, false);
+		cg_lines_cell(row, sizeof row, bytes_text(b, bytes[best]), 11, true);
+		cg_lines_cell(row, sizeof row, share_text(pct, bytes[best], ls->bytes), 9, true);
+		key_figure(f, k ? "" : cats ? "filled by" : "filled by phase", "%s", row);
+	}
+}
+
+/* The peak, what filled it and the five largest allocations then. */
+static void print_brief_device(cg_lines *f, const cg_analysis *a, uint32_t d)
+{
+	print_peak(f, a, d);
+	print_filled_by(f, a, d);
+	const cg_liveset_device *ls = &a->at_peak->devices[d];
+	size_t top = a->options.top_n < CG_SUMMARY_TEXT_BRIEF_TOP ? a->options.top_n : CG_SUMMARY_TEXT_BRIEF_TOP;
+	size_t n = ls->nallocs < top ? ls->nallocs : top;
+	if (n == 0)
+		return;
+	char n1[32], n2[32];
+	if (n < ls->nallocs)
+		key_figure(f, "largest then", "%s of the %s allocations live at the peak", count_text(n1, n),
+			   count_text(n2, ls->nallocs));
+	else
+		key_figure(f, "largest then", "the %s allocation%s live at the peak", count_text(n1, n), n == 1 ? "" : "s");
+	cg_alloc_row *rows = live_rows(ls, n);
+	cg_summary_allocs_write_brief(f, a->tl, rows, n);
+	cg_free(rows);
+}
+
+void cg_summary_text_write(cg_sink *out, const cg_analysis *a, const cg_summary_text_options *o)
+{
+	const cg_summary_text_options defaults = CG_SUMMARY_TEXT_OPTIONS_INIT;
+	if (!o)
+		o = &defaults;
+	unsigned width = o->width < CG_SUMMARY_TEXT_MIN_WIDTH   ? CG_SUMMARY_TEXT_MIN_WIDTH
+			 : o->width > CG_SUMMARY_TEXT_MAX_WIDTH ? CG_SUMMARY_TEXT_MAX_WIDTH
+								: o->width;
+	cg_lines lines = {out, width, o->color}, *f = &lines;
 	const cg_timeline *tl = a->tl;
 	print_header(f, a);
 	if (a->steps->nsteps)
-		put_linef(f, "steps: %u \xc3\x97 %s", a->steps->nsteps, a->steps->label);
+		cg_lines_putf(f, "steps: %u \xc3\x97 %s", a->steps->nsteps, a->steps->label);
+	print_verdicts(f, a);
 	for (uint32_t d = 0; d < tl->ndevices; d++) {
-		put_linef(f, "%s", "");
-		put_linef(f, "%s", cg_timeline_str(tl, tl->devices[d].name));
+		cg_lines_putf(f, "%s", "");
+		cg_lines_putf(f, "%s", cg_timeline_str(tl, tl->devices[d].name));
+		if (o->brief) {
+			print_brief_device(f, a, d);
+			continue;
+		}
 		print_key_figures(f, a, d);
 		print_at_peak(f, a, d);
 		print_tree(f, a, d);
@@ -658,5 +778,6 @@ void cg_summary_text_write(cg_sink *f, const cg_analysis *a)
 		print_lifetimes(f, a, d);
 		print_end(f, a, d);
 	}
-	print_gradients(f, a);
+	if (!o->brief)
+		print_gradients(f, a);
 }

@@ -1,8 +1,10 @@
 /* The terminal summary (summary_text.h) of runs built by hand: the key
  * figures worked out on paper, what was live at the peak, lifetimes,
- * leaks and the end; no line wider than 100 columns (UTF-8 characters
- * counted), long span paths cut with "…"; a trace whose frees cannot be
- * paired, or that was cut off, says so. */
+ * leaks and the end; no line wider than the width (100 by default, 80
+ * and 132 asked; UTF-8 characters counted), long span paths cut with "…";
+ * a trace whose frees cannot be paired, or that was cut off, says so; the
+ * verdict right after the header; --brief; columns no row fills left out;
+ * SGR emphasis only with colour. */
 #include "tlbuild.h"
 
 #include <string.h>
@@ -59,14 +61,15 @@ typedef struct text {
 	size_t n;
 } text;
 
-/* The summary of tl (finalized here), split into lines. */
-static text summary(cg_timeline *tl)
+/* The summary of tl (finalized here) written with o (NULL: the
+ * defaults), split into lines. */
+static text summary_with(cg_timeline *tl, const cg_summary_text_options *o)
 {
 	tu_tl_finalize(tl);
 	cg_analysis *a;
 	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
 	cg_sink *s = cg_sink_memory();
-	cg_summary_text_write(s, a);
+	cg_summary_text_write(s, a, o);
 	size_t len;
 	const char *data = cg_sink_data(s, &len);
 	text t = {cg_strdup(data), NULL, 0};
@@ -82,6 +85,11 @@ static text summary(cg_timeline *tl)
 		p = nl + 1;
 	}
 	return t;
+}
+
+static text summary(cg_timeline *tl)
+{
+	return summary_with(tl, NULL);
 }
 
 static void text_free(text *t)
@@ -283,6 +291,193 @@ static void a_cut_trace_and_a_format_without_categories_are_said_in_the_header(v
 	cg_timeline_free(tl);
 }
 
+/* Every line valid UTF-8 and at most width characters wide; returns the
+ * widest. */
+static size_t assert_fits(const text *t, size_t width)
+{
+	size_t widest = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t bad;
+		if (cg_utf8_check(t->line[i], strlen(t->line[i]), &bad) != CG_UTF8_OK)
+			fail_msg("line %zu is not valid UTF-8 at byte %zu: %s", i, bad, t->line[i]);
+		if (columns(t->line[i]) > width)
+			fail_msg("line %zu is %zu columns wide, more than %zu: %s", i, columns(t->line[i]), width, t->line[i]);
+		if (columns(t->line[i]) > widest)
+			widest = columns(t->line[i]);
+	}
+	return widest;
+}
+
+static void the_verdict_is_the_line_after_the_header(void **state)
+{
+	/* complete, no OOM: ok, right after the three lines of the header */
+	cg_timeline *tl = step_run("backward");
+	text t = summary(tl);
+	assert_string_equal(t.line[2], "rep");
+	assert_string_equal(t.line[3], "ok    the trace is complete and records no out-of-memory error");
+	assert_string_equal(t.line[4], "");
+	assert_string_equal(t.line[5], "cpu");
+	text_free(&t);
+	cg_timeline_free(tl);
+	/* cut off: FAIL, after the header's note of the cut; the last record
+	 * (y at 8 µs) is in train_step#0, which has no phase */
+	tl = step_run("backward");
+	tl->source.truncated = true;
+	tl->source.truncated_line = 15;
+	tl->source.truncation_note = cg_strdup("trace ends mid-record at line 15");
+	cg_summary_text_options o = {132, false, false};
+	t = summary_with(tl, &o);
+	assert_string_equal(t.line[3], "trace ends mid-record at line 15");
+	assert_string_equal(t.line[4], "FAIL  the run looks like it died: the trace was cut off mid-record at line 15; cpu "
+				       "stopped at 8 \xc2\xb5s, in train_step#0");
+	assert_string_equal(t.line[5], "");
+	/* the paragraph of the end of the trace stays where it was */
+	assert_true(line_starting(&t, "  The trace was cut off mid-record at line 15") > line_is(&t, "  end of the trace"));
+	text_free(&t);
+	cg_timeline_free(tl);
+	/* out of memory: a 1 GiB request at 9 µs, in the run's span */
+	tl = step_run("backward");
+	tu_oom(tl, 9000, "cpu", 1024 * 1024 * KIB);
+	t = summary_with(tl, &o);
+	assert_string_equal(t.line[3], "FAIL  cpu ran out of memory at 9 \xc2\xb5s: a request for 1.00 GiB failed, in train_step#0");
+	text_free(&t);
+	cg_timeline_free(tl);
+}
+
+static void the_lines_fit_80_and_132_columns(void **state)
+{
+	char name[1024] = "autograd::engine::evaluate_function: ";
+	while (columns(name) < 290)
+		strcat(name, "\xc3\xa9t\xc3\xa9 ");
+	static const unsigned widths[] = {80, 132};
+	size_t widest[2];
+	for (int k = 0; k < 2; k++) {
+		cg_timeline *tl = step_run(name);
+		tl->source.truncated = true;
+		tl->source.truncated_line = 15;
+		cg_summary_text_options o = {widths[k], false, false};
+		text t = summary_with(tl, &o);
+		widest[k] = assert_fits(&t, widths[k]);
+		/* the span path under "reached by" fills the width */
+		size_t i = line_starting(&t, key("reached by", ""));
+		assert_int_equal(columns(t.line[i + 1]), widths[k]);
+		text_free(&t);
+		cg_timeline_free(tl);
+	}
+	assert_int_equal(widest[0], 80);
+	assert_int_equal(widest[1], 132);
+	/* under 80 is 80 */
+	cg_timeline *tl = step_run(name);
+	cg_summary_text_options o = {40, false, false};
+	text t = summary_with(tl, &o);
+	assert_int_equal(assert_fits(&t, 80), 80);
+	text_free(&t);
+	cg_timeline_free(tl);
+}
+
+static void brief_is_the_peak_what_filled_it_the_verdict_and_the_largest(void **state)
+{
+	cg_timeline *tl = step_run("backward");
+	cg_summary_text_options o = {100, false, true};
+	text t = summary_with(tl, &o);
+	static const char *const want[] = {
+		"test.jsonl",
+		"hand-built" MIDDOT "14 lines" MIDDOT "8 memory records" MIDDOT "1 device" MIDDOT "ends at 10 \xc2\xb5s",
+		"rep",
+		"ok    the trace is complete and records no out-of-memory error",
+		"",
+		"cpu",
+		"  peak                8.00 KiB (8,192 B) at 4 \xc2\xb5s, reached 2 times",
+		"  filled by           parameter          4.00 KiB   50.0 %",
+		"                      gradient           3.00 KiB   37.5 %",
+		"                      activation         1.00 KiB   12.5 %",
+		"  largest then        the 3 allocations live at the peak",
+		"      4.00 KiB  parameter  aten::empty  run/setup:model",
+		"      3.00 KiB  gradient   aten::mm     run/train_step#0/backward",
+		"      1.00 KiB  activation aten::relu   run/train_step#0/forward",
+	};
+	assert_int_equal(t.n, sizeof want / sizeof want[0]);
+	for (size_t i = 0; i < t.n; i++)
+		assert_string_equal(t.line[i], want[i]);
+	text_free(&t);
+	cg_timeline_free(tl);
+}
+
+static void a_column_no_row_fills_is_left_out(void **state)
+{
+	/* the hand-built run records categories, phases, ops and dtypes but no
+	 * shapes: no shape column */
+	cg_timeline *tl = step_run("backward");
+	text t = summary(tl);
+	size_t h = line_is(&t, "  largest allocations live at the peak (3), allocated \xe2\x86\x92 freed");
+	assert_string_equal(t.line[h + 1], "      4.00 KiB  parameter  none     aten::empty f32 100 ns \xe2\x86\x92 never");
+	assert_string_equal(t.line[h + 2], "                run/setup:model");
+	assert_string_equal(t.line[h + 3], "      3.00 KiB  gradient   backward aten::mm    f32 4 \xc2\xb5s \xe2\x86\x92 7.5 \xc2\xb5s");
+	text_free(&t);
+	cg_timeline_free(tl);
+	/* nothing but sizes and times (an unknown category, no phase, op or
+	 * dtype): those columns go, and "reached by" says no more */
+	tl = tu_tl_new();
+	tu_mem(tl, 100, "a", NULL, "cuda:0", 2 * KIB, CG_ALLOC, CG_CAT_UNKNOWN, NULL);
+	tl->mem[tl->nmem - 1].dtype = 0;
+	tu_mem(tl, 200, "b", NULL, "cuda:0", KIB, CG_ALLOC, CG_CAT_UNKNOWN, NULL);
+	tl->mem[tl->nmem - 1].dtype = 0;
+	t = summary(tl);
+	line_is(&t, key("reached by", "1.00 KiB of an allocation"));
+	h = line_is(&t, "  largest allocations live at the peak (2), allocated \xe2\x86\x92 freed");
+	assert_string_equal(t.line[h + 1], "      2.00 KiB  100 ns \xe2\x86\x92 never");
+	assert_string_equal(t.line[h + 2], "                (no span)");
+	assert_string_equal(t.line[h + 3], "      1.00 KiB  200 ns \xe2\x86\x92 never");
+	/* nor a table by phase that holds only "none" */
+	assert_int_equal(line_starting(&t, "  at the peak, by the phase"), t.n);
+	text_free(&t);
+	cg_timeline_free(tl);
+}
+
+static void a_long_key_figure_wraps_for_three_lines_at_most(void **state)
+{
+	/* the allocation that reaches the peak has an op name of 400 letters */
+	char op[401];
+	memset(op, 'x', 400);
+	op[400] = '\0';
+	cg_timeline *tl = tu_tl_new();
+	tu_mem(tl, 100, "a", NULL, "cuda:0", KIB, CG_ALLOC, CG_CAT_ACTIVATION, op);
+	text t = summary(tl);
+	assert_fits(&t, 100);
+	/* the name goes to the next line, 78 letters a line, the last line
+	 * cut to 77 and "…" */
+	size_t i = line_is(&t, key("reached by", "1.00 KiB of"));
+	assert_true(strncmp(t.line[i + 1], key("", "xxx"), 25) == 0);
+	assert_int_equal(columns(t.line[i + 1]), 100);
+	assert_int_equal(columns(t.line[i + 2]), 100);
+	assert_string_equal(t.line[i + 2] + strlen(t.line[i + 2]) - strlen(ELLIPSIS), ELLIPSIS);
+	assert_true(strncmp(t.line[i + 3], key("live at peak", ""), 22) == 0);
+	text_free(&t);
+	cg_timeline_free(tl);
+}
+
+static void emphasis_is_sgr_around_fail_and_the_peak_only_with_color(void **state)
+{
+	cg_timeline *tl = step_run("backward");
+	tu_oom(tl, 9000, "cpu", 1024 * 1024 * KIB);
+	cg_summary_text_options o = {132, true, false};
+	text t = summary_with(tl, &o);
+	assert_string_equal(t.line[3], "\x1b[1;31mFAIL\x1b[0m  cpu ran out of memory at 9 \xc2\xb5s: a request for 1.00 GiB "
+				       "failed, in train_step#0");
+	line_is(&t, "  peak                \x1b[1m8.00 KiB\x1b[0m (8,192 B) at 4 \xc2\xb5s, reached 2 times");
+	text_free(&t);
+	cg_timeline_free(tl);
+	/* without colour, no escape anywhere */
+	tl = step_run("backward");
+	tu_oom(tl, 9000, "cpu", 1024 * 1024 * KIB);
+	o.color = false;
+	t = summary_with(tl, &o);
+	for (size_t i = 0; i < t.n; i++)
+		assert_null(strchr(t.line[i], '\x1b'));
+	text_free(&t);
+	cg_timeline_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +486,12 @@ int main(void)
 		cmocka_unit_test(long_span_paths_are_cut_to_the_width_with_an_ellipsis),
 		cmocka_unit_test(a_trace_whose_frees_are_unpaired_says_what_is_not_known),
 		cmocka_unit_test(a_cut_trace_and_a_format_without_categories_are_said_in_the_header),
+		cmocka_unit_test(the_verdict_is_the_line_after_the_header),
+		cmocka_unit_test(the_lines_fit_80_and_132_columns),
+		cmocka_unit_test(brief_is_the_peak_what_filled_it_the_verdict_and_the_largest),
+		cmocka_unit_test(a_column_no_row_fills_is_left_out),
+		cmocka_unit_test(a_long_key_figure_wraps_for_three_lines_at_most),
+		cmocka_unit_test(emphasis_is_sgr_around_fail_and_the_peak_only_with_color),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
