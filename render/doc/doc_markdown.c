@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "escape.h"
 #include "xalloc.h"
@@ -50,17 +49,11 @@ static void code(cg_sink *out, const char *s)
  * dir is NULL or holds none of them. */
 static const char *figure_ext(const char *dir, const char *name)
 {
-	static const char *const exts[] = {"png", "svg", "pdf"};
-	if (!dir)
-		return exts[0];
-	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
-		char *path = cg_asprintf("%s/%s.%s", dir, name, exts[i]);
-		bool found = access(path, F_OK) == 0;
-		cg_free(path);
-		if (found)
-			return exts[i];
-	}
-	return exts[0];
+	unsigned files = cg_doc_figure_files(dir, name);
+	for (unsigned f = CG_DOC_FILE_PNG; f <= CG_DOC_FILE_PDF; f <<= 1)
+		if (files & f)
+			return cg_doc_file_ext(f);
+	return cg_doc_file_ext(CG_DOC_FILE_PNG);
 }
 
 void cg_doc_write_markdown(const cg_doc *d, cg_sink *out)
