@@ -62,10 +62,11 @@ static const char style[] =
 	"figure,tr,.callout,pre{break-inside:avoid;page-break-inside:avoid}"
 	"thead{display:table-header-group}"
 	".tw{overflow:visible}"
-	"table{font-size:9.5pt}"
-	"th,td{padding:3px 5px}"
-	".k{white-space:normal}"
-	".p{min-width:26ch;overflow-wrap:anywhere}"
+	"table{font-size:8pt}"
+	"th,td{padding:3px 5px;overflow-wrap:anywhere}"
+	"th.r,td.s{white-space:normal}"
+	".k{white-space:normal;overflow-wrap:break-word}"
+	".p{font-size:inherit;min-width:28ch}"
 	".files{display:none}}";
 
 static void put_text(cg_sink *out, const char *s)
@@ -73,15 +74,21 @@ static void put_text(cg_sink *out, const char *s)
 	cg_escape_html(out, s, strlen(s));
 }
 
-/* A span path may break after each '/' (<wbr>), so a narrow column wraps
- * it between names rather than inside one. */
-static void put_path(cg_sink *out, const char *s)
+/* Text that may break after each of the bytes in `after` (<wbr>) that does
+ * not start a run of it: span paths after '/', op names after "::" and '_'
+ * ("aten::<wbr>max_<wbr>pool2d"), so a narrow column wraps them between
+ * names rather than inside one. */
+static void put_breakable(cg_sink *out, const char *s, const char *after)
 {
-	for (const char *slash; (slash = strchr(s, '/')) != NULL; s = slash + 1) {
-		cg_escape_html(out, s, (size_t)(slash - s) + 1);
+	const char *run = s;
+	for (const char *q = s; *q; q++) {
+		if (!strchr(after, *q) || q[1] == *q || !q[1])
+			continue;
+		cg_escape_html(out, run, (size_t)(q + 1 - run));
 		cg_sink_puts(out, "<wbr>");
+		run = q + 1;
 	}
-	put_text(out, s);
+	put_text(out, run);
 }
 
 /* Right-aligned cells longer than this are sentences, not numbers. */
@@ -104,8 +111,8 @@ static void put_table(cg_sink *out, const cg_doc_block *b)
 			bool sentence = a == 'r' && strlen(text) > RIGHT_WRAP;
 			cg_sink_printf(out, "<%s%s>", tag,
 				       sentence ? " class=\"r s\"" : a == 'r' ? " class=\"r\"" : a == 'p' ? " class=\"p\"" : a == 'k' ? " class=\"k\"" : "");
-			if (a == 'p' && r > 0)
-				put_path(out, text);
+			if (r > 0 && (a == 'p' || a == 'k'))
+				put_breakable(out, text, a == 'p' ? "/" : "/:_");
 			else
 				put_text(out, text);
 			cg_sink_printf(out, "</%s>", tag);

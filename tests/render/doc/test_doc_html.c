@@ -310,7 +310,8 @@ static void the_contents_list_h2s_with_their_h3s(void **state)
 }
 
 /* A header row alone: a <thead> and no empty <tbody>. A right-aligned
- * sentence may wrap on a small screen (class "s"); a number may not. */
+ * sentence may wrap on a small screen (class "s"); a number may not. Keys
+ * and paths may break between names (<wbr>). */
 static void tables_have_a_head_and_sentences_may_wrap(void **state)
 {
 	cg_doc *d = cg_doc_new("t");
@@ -319,7 +320,14 @@ static void tables_have_a_head_and_sentences_may_wrap(void **state)
 	cg_doc_table(d, 2, "rr");
 	cg_doc_row(d, (const char *const[]){"bytes", "cpu"});
 	cg_doc_row(d, (const char *const[]){"15.44 MiB", "9.14 MiB in 32 allocations"});
+	/* keys may break after "::" and '_', paths after '/', never inside a run of them */
+	cg_doc_table(d, 2, "kp");
+	cg_doc_row(d, (const char *const[]){"op_name", "span/path"});
+	cg_doc_row(d, (const char *const[]){"aten::max_pool2d__x", "run//fwd/"});
 	char *page = html(d, tu_tmpdir());
+	assert_non_null(strstr(page, "<th class=\"k\">op_name</th><th class=\"p\">span/path</th>"));
+	assert_non_null(strstr(page, "<td class=\"k\">aten::<wbr>max_<wbr>pool2d__<wbr>x</td>"
+				     "<td class=\"p\">run//<wbr>fwd/</td>"));
 	assert_non_null(strstr(page, "<div class=\"tw\"><table>\n<thead>\n<tr><th class=\"r\">peak</th></tr>\n</thead>\n"
 				     "</table></div>\n"));
 	assert_non_null(strstr(page, "<tbody>\n<tr><td class=\"r\">15.44 MiB</td>"
