@@ -11,8 +11,9 @@
 /* Screen first; below 600 px the padding shrinks and every table scrolls
  * in its wrapper (.tw) instead of pushing the page wider. In print: no
  * page colour, figures, rows and call-outs kept whole, header rows repeated
- * on each page (real <thead>), keys allowed to wrap so the span paths keep
- * a readable width, and the links to chart files, useless on paper, left out. */
+ * on each page (real <thead>), tables at 8pt that fit the page: cells may
+ * wrap (keys between names, at their <wbr>), span paths keep 28ch, and the
+ * links to chart files, useless on paper, are left out. */
 static const char style[] =
 	"*{box-sizing:border-box}"
 	"body{margin:0;background:#f4f4f2;color:#1a1a1a;"
@@ -27,7 +28,7 @@ static const char style[] =
 	".note{color:#666;font-size:13px}"
 	".callout{border-left:4px solid #d55e00;background:#fff4ec;padding:12px 16px;margin:16px 0;"
 	"font-weight:600}"
-	"nav{margin:16px 0 8px;font-size:14px}"
+	"nav{margin:16px 0 8px;font-size:14px;max-width:100ch}"
 	"nav>p{font-weight:600;margin:0 0 4px}"
 	"nav ol{margin:0;padding-left:22px}"
 	"nav ol ol{padding-left:18px;font-size:13px}"
@@ -63,7 +64,8 @@ static const char style[] =
 	"thead{display:table-header-group}"
 	".tw{overflow:visible}"
 	"table{font-size:8pt}"
-	"th,td{padding:3px 5px;overflow-wrap:anywhere}"
+	"th,td{padding:3px 5px}"
+	"td{overflow-wrap:anywhere}"
 	"th.r,td.s{white-space:normal}"
 	".k{white-space:normal;overflow-wrap:break-word}"
 	".p{font-size:inherit;min-width:28ch}"
