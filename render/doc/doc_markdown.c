@@ -56,6 +56,25 @@ static const char *figure_ext(const char *dir, const char *name)
 	return cg_doc_file_ext(CG_DOC_FILE_PNG);
 }
 
+/* One line linking the h2s, before the first heading as in report.html.
+ * The links point at anchors of our own (cg_doc_heading_ids, written into
+ * each h2): a viewer's own heading ids differ from one to the next. */
+static void contents(cg_sink *out, const cg_doc *d, char *const *ids)
+{
+	const char *sep = "Contents: ";
+	for (size_t i = 0; i < d->n; i++) {
+		const cg_doc_block *b = &d->blocks[i];
+		if (b->kind != CG_DOC_HEADING || b->level > 2)
+			continue;
+		cg_sink_printf(out, "%s[", sep);
+		put_text(out, b->text);
+		cg_sink_printf(out, "](#%s)", ids[i]);
+		sep = " \xc2\xb7 ";
+	}
+	if (*sep != 'C')
+		cg_sink_puts(out, "\n\n");
+}
+
 void cg_doc_write_markdown(const cg_doc *d, cg_sink *out)
 {
 	cg_doc_write_markdown_in(d, out, NULL);
@@ -66,12 +85,21 @@ void cg_doc_write_markdown_in(const cg_doc *d, cg_sink *out, const char *dir)
 	cg_sink_puts(out, "# ");
 	put_text(out, d->title);
 	cg_sink_puts(out, "\n\n");
+	char **ids = cg_doc_heading_ids(d);
+	bool listed = false;
 	for (size_t i = 0; i < d->n; i++) {
 		const cg_doc_block *b = &d->blocks[i];
+		if (b->kind == CG_DOC_HEADING && !listed) {
+			contents(out, d, ids);
+			listed = true;
+		}
 		switch (b->kind) {
 		case CG_DOC_HEADING:
 			cg_sink_puts(out, b->level <= 2 ? "## " : "### ");
 			put_text(out, b->text);
+			/* ids are [a-z0-9-] only: nothing to escape */
+			if (b->level <= 2)
+				cg_sink_printf(out, " <a id=\"%s\"></a>", ids[i]);
 			cg_sink_puts(out, "\n\n");
 			break;
 		case CG_DOC_PARAGRAPH:
@@ -107,4 +135,5 @@ void cg_doc_write_markdown_in(const cg_doc *d, cg_sink *out, const char *dir)
 			break;
 		}
 	}
+	cg_doc_ids_free(ids, d->n);
 }
