@@ -193,6 +193,19 @@ static void key_figures(cg_doc *d, const cg_analysis *a)
 
 /* --- per device -------------------------------------------------------------- */
 
+/* Sorts keys[0..n) by size[key], largest first; among equals the order
+ * they came in (a stable insertion sort: n is at most a dozen). */
+static void by_bytes(int *keys, size_t n, const uint64_t *size)
+{
+	for (size_t i = 1; i < n; i++) {
+		int k = keys[i];
+		size_t j = i;
+		for (; j > 0 && size[keys[j - 1]] < size[k]; j--)
+			keys[j] = keys[j - 1];
+		keys[j] = k;
+	}
+}
+
 static void moment_of_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
 {
 	const cg_timeline *tl = a->tl;
@@ -222,8 +235,12 @@ static void moment_of_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const c
 			       "memory allocated before profiling.");
 	cg_doc_table(d, 4, "lrrr");
 	ROW(d, "category", "bytes", "of the peak", "allocations");
-	for (int s = CG_CAT_COUNT; s-- > 0;) {
-		cg_category c = cg_chart_stack_order[s];
+	int cats[CG_CAT_COUNT];
+	for (int s = 0; s < CG_CAT_COUNT; s++)
+		cats[s] = (int)cg_chart_stack_order[CG_CAT_COUNT - 1 - s];
+	by_bytes(cats, CG_CAT_COUNT, ls->by_category);
+	for (int s = 0; s < CG_CAT_COUNT; s++) {
+		cg_category c = (cg_category)cats[s];
 		if (!ls->by_category[c])
 			continue;
 		cell cb, cp, cc;
@@ -233,8 +250,13 @@ static void moment_of_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const c
 	if (ls->listed) {
 		cg_doc_table(d, 3, "lrr");
 		ROW(d, "phase that allocated it", "bytes", "of the peak");
-		for (int ph = CG_PHASE_FORWARD; ph <= CG_PHASE_COUNT; ph++) {
-			int phase = ph == CG_PHASE_COUNT ? CG_PHASE_NONE : ph;
+		int phases[CG_PHASE_COUNT + 1];
+		for (int ph = CG_PHASE_FORWARD; ph <= CG_PHASE_COUNT; ph++)
+			phases[ph - CG_PHASE_FORWARD] = ph == CG_PHASE_COUNT ? CG_PHASE_NONE : ph;
+		int nphases = CG_PHASE_COUNT + 1 - CG_PHASE_FORWARD;
+		by_bytes(phases, (size_t)nphases, ls->by_phase);
+		for (int k = 0; k < nphases; k++) {
+			int phase = phases[k];
 			if (!ls->by_phase[phase])
 				continue;
 			cell cb, cp;

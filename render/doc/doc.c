@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "xalloc.h"
 
@@ -105,4 +106,87 @@ void cg_doc_figure(cg_doc *d, const char *name, const char *title)
 	cg_doc_block *b = push(d, CG_DOC_FIGURE);
 	b->name = cg_strdup(name);
 	b->text = cg_strdup(title);
+}
+
+static const char *const file_exts[] = {"png", "svg", "pdf"};
+
+const char *cg_doc_file_ext(unsigned file)
+{
+	return file == CG_DOC_FILE_SVG ? file_exts[1] : file == CG_DOC_FILE_PDF ? file_exts[2] : file_exts[0];
+}
+
+unsigned cg_doc_figure_files(const char *dir, const char *name)
+{
+	unsigned files = 0;
+	for (unsigned i = 0; dir && i < 3; i++) {
+		char *path = cg_asprintf("%s/%s.%s", dir, name, file_exts[i]);
+		if (access(path, F_OK) == 0)
+			files |= 1u << i;
+		cg_free(path);
+	}
+	return files;
+}
+
+#define ID_MAX 64
+
+static void slug(const char *s, char *buf)
+{
+	size_t k = 0;
+	bool gap = false;
+	for (; *s && k < ID_MAX; s++) {
+		char c = *s;
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+			if (gap && k > 0) {
+				if (k + 2 > ID_MAX)
+					break;
+				buf[k++] = '-';
+			}
+			buf[k++] = c;
+			gap = false;
+		} else {
+			gap = true;
+		}
+	}
+	buf[k] = '\0';
+	if (!k)
+		snprintf(buf, ID_MAX + 1, "section");
+}
+
+/* Quadratic in the number of headings, which a report keeps to a few
+ * hundred (32 devices' sections at most). */
+static bool id_taken(char *const *ids, size_t n, const char *id)
+{
+	if (strcmp(id, "contents") == 0)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] && strcmp(ids[i], id) == 0)
+			return true;
+	return false;
+}
+
+char **cg_doc_heading_ids(const cg_doc *d)
+{
+	char **ids = cg_calloc(d->n ? d->n : 1, sizeof *ids);
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->blocks[i].kind != CG_DOC_HEADING)
+			continue;
+		char base[ID_MAX + 1], id[ID_MAX + 24];
+		slug(d->blocks[i].text, base);
+		snprintf(id, sizeof id, "%s", base);
+		for (unsigned long k = 2; id_taken(ids, i, id); k++)
+			snprintf(id, sizeof id, "%s-%lu", base, k);
+		ids[i] = cg_strdup(id);
+	}
+	return ids;
+}
+
+void cg_doc_ids_free(char **ids, size_t n)
+{
+	if (!ids)
+		return;
+	for (size_t i = 0; i < n; i++)
+		cg_free(ids[i]);
+	cg_free(ids);
 }

@@ -61,4 +61,23 @@ void cg_doc_row(cg_doc *d, const char *const *cells);
 /* A chart: name.png in Markdown, name.svg inlined in HTML. */
 void cg_doc_figure(cg_doc *d, const char *name, const char *title);
 
+/* The files of a figure that dir holds, as a set of these bits. Charts are
+ * written before the report (--formats may leave any format out), so the
+ * folder itself says what a document can show and link. */
+enum { CG_DOC_FILE_PNG = 1, CG_DOC_FILE_SVG = 2, CG_DOC_FILE_PDF = 4 };
+unsigned cg_doc_figure_files(const char *dir, const char *name);
+/* The extension of one bit of that set: "png", "svg" or "pdf". */
+const char *cg_doc_file_ext(unsigned file);
+
+/* An anchor for each heading of d, for links and a table of contents:
+ * ids[i] for block i, NULL for blocks that are not headings. An id is the
+ * heading's text lowercased, ASCII letters and digits kept, every other run
+ * of bytes one '-' ("Memory on cuda:0" -> "memory-on-cuda-0", at most 64
+ * bytes, "section" when nothing is left); a repeat gets "-2", "-3", ...,
+ * the smallest not yet taken, in document order. Ids never hold '_' (the
+ * inlined SVGs' ids do) and never are "contents" (the table of contents').
+ * The caller frees the array with cg_doc_ids_free(ids, d->n). */
+char **cg_doc_heading_ids(const cg_doc *d);
+void cg_doc_ids_free(char **ids, size_t n);
+
 #endif

@@ -4,56 +4,128 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "escape.h"
 #include "xalloc.h"
 
+/* Screen first; below 600 px the padding shrinks and every table scrolls
+ * in its wrapper (.tw) instead of pushing the page wider. In print: no
+ * page colour, figures, rows and call-outs kept whole, header rows repeated
+ * on each page (real <thead>), tables at 8pt that fit the page: cells may
+ * wrap (keys between names, at their <wbr>), span paths keep 28ch, and the
+ * links to chart files, useless on paper, are left out. */
 static const char style[] =
 	"*{box-sizing:border-box}"
 	"body{margin:0;background:#f4f4f2;color:#1a1a1a;"
 	"font:15px/1.5 system-ui,-apple-system,\"Segoe UI\",\"DejaVu Sans\",sans-serif}"
-	"main{max-width:1180px;margin:0 auto;padding:32px 40px 64px;background:#fff;min-height:100vh}"
+	"main{max-width:1360px;margin:0 auto;padding:32px 40px 64px;background:#fff;min-height:100vh;"
+	"overflow-wrap:break-word}"
 	"h1{font-size:28px;margin:0 0 8px}"
 	"h2{font-size:20px;margin:40px 0 12px;padding-bottom:6px;border-bottom:1px solid #e2e2e2}"
 	"h3{font-size:16px;margin:24px 0 8px}"
 	"p{margin:0 0 12px;max-width:80ch}"
+	"a{color:#0b5cad}"
 	".note{color:#666;font-size:13px}"
 	".callout{border-left:4px solid #d55e00;background:#fff4ec;padding:12px 16px;margin:16px 0;"
 	"font-weight:600}"
-	"table{border-collapse:collapse;margin:8px 0 20px;font-size:14px;"
-	"font-variant-numeric:tabular-nums}"
-	"th{text-align:left;color:#555;font-weight:600;border-bottom:2px solid #ddd;padding:6px 12px}"
+	"nav{margin:16px 0 8px;font-size:14px;max-width:100ch}"
+	"nav>p{font-weight:600;margin:0 0 4px}"
+	"nav ol{margin:0;padding-left:22px}"
+	"nav ol ol{padding-left:18px;font-size:13px}"
+	".tw{overflow-x:auto;max-width:100%;margin:8px 0 20px}"
+	"table{border-collapse:collapse;font-size:14px;font-variant-numeric:tabular-nums}"
+	"th{text-align:left;color:#555;font-weight:600;border-bottom:2px solid #ddd;padding:6px 12px;"
+	"vertical-align:bottom}"
 	"td{padding:5px 12px;border-bottom:1px solid #eee;vertical-align:top}"
-	"tr:nth-child(even) td{background:#fafafa}"
+	"tbody tr:nth-child(even) td{background:#fafafa}"
 	".k{white-space:nowrap}"
-	".p{font-size:13px;color:#333;overflow-wrap:anywhere;min-width:24ch}"
+	".p{font-size:13px;color:#333;overflow-wrap:break-word;min-width:24ch}"
 	".r{text-align:right;white-space:nowrap}"
 	"figure{margin:20px 0 28px}"
 	"figure svg,figure img{width:100%;height:auto;display:block;border:1px solid #eee}"
 	"figcaption{color:#666;font-size:13px;margin-top:6px}"
-	"pre{background:#f6f6f6;padding:12px;overflow:auto;font-size:13px;white-space:pre-wrap}";
+	".files{font-size:13px;color:#666;margin-top:2px}"
+	"pre{background:#f6f6f6;padding:12px;overflow:auto;font-size:13px;white-space:pre-wrap}"
+	"@media (max-width:600px){"
+	"main{padding:16px 12px 40px}"
+	"h1{font-size:22px}"
+	"h2{font-size:18px;margin-top:28px}"
+	"th,td{padding:4px 8px}"
+	".s{white-space:normal}"
+	".p{min-width:26ch}}"
+	"@media (min-width:1000px){nav>ol{columns:2;column-gap:48px}nav>ol>li{break-inside:avoid}.p{min-width:32ch}}"
+	"@page{margin:14mm 12mm}"
+	"@media print{"
+	"body{background:none;font-size:10.5pt}"
+	"main{max-width:none;margin:0;padding:0;min-height:0}"
+	"a{color:inherit;text-decoration:none}"
+	"h2,h3{break-after:avoid;page-break-after:avoid}"
+	"figure,tr,.callout,pre{break-inside:avoid;page-break-inside:avoid}"
+	"thead{display:table-header-group}"
+	".tw{overflow:visible}"
+	"table{font-size:8pt}"
+	"th,td{padding:3px 5px}"
+	"td{overflow-wrap:anywhere}"
+	"th.r,td.s{white-space:normal}"
+	".k{white-space:normal;overflow-wrap:break-word}"
+	".p{font-size:inherit;min-width:28ch}"
+	".files{display:none}}";
 
 static void put_text(cg_sink *out, const char *s)
 {
 	cg_escape_html(out, s, strlen(s));
 }
 
+/* Text that may break after each of the bytes in `after` (<wbr>) that does
+ * not start a run of it: span paths after '/', op names after "::" and '_'
+ * ("aten::<wbr>max_<wbr>pool2d"), so a narrow column wraps them between
+ * names rather than inside one. */
+static void put_breakable(cg_sink *out, const char *s, const char *after)
+{
+	const char *run = s;
+	for (const char *q = s; *q; q++) {
+		if (!strchr(after, *q) || q[1] == *q || !q[1])
+			continue;
+		cg_escape_html(out, run, (size_t)(q + 1 - run));
+		cg_sink_puts(out, "<wbr>");
+		run = q + 1;
+	}
+	put_text(out, run);
+}
+
+/* Right-aligned cells longer than this are sentences, not numbers. */
+#define RIGHT_WRAP 14
+
+/* A table in its scroll wrapper, the first row as <thead>. */
 static void put_table(cg_sink *out, const cg_doc_block *b)
 {
-	cg_sink_puts(out, "<table>\n");
+	cg_sink_puts(out, "<div class=\"tw\"><table>\n");
 	for (size_t r = 0; r < b->nrows; r++) {
+		if (r <= 1)
+			cg_sink_puts(out, r == 0 ? "<thead>\n" : "<tbody>\n");
 		cg_sink_puts(out, "<tr>");
 		for (size_t c = 0; c < b->ncols; c++) {
 			const char *tag = r == 0 ? "th" : "td";
 			char a = b->align[c];
-			cg_sink_printf(out, "<%s%s>", tag, a == 'r' ? " class=\"r\"" : a == 'p' ? " class=\"p\"" : a == 'k' ? " class=\"k\"" : "");
-			put_text(out, b->cells[r * b->ncols + c]);
+			const char *text = b->cells[r * b->ncols + c];
+			/* a right-aligned sentence ("9.14 MiB in 32 allocations")
+			 * may wrap on a small screen, a number never */
+			bool sentence = a == 'r' && strlen(text) > RIGHT_WRAP;
+			cg_sink_printf(out, "<%s%s>", tag,
+				       sentence ? " class=\"r s\"" : a == 'r' ? " class=\"r\"" : a == 'p' ? " class=\"p\"" : a == 'k' ? " class=\"k\"" : "");
+			if (r > 0 && (a == 'p' || a == 'k'))
+				put_breakable(out, text, a == 'p' ? "/" : "/:_");
+			else
+				put_text(out, text);
 			cg_sink_printf(out, "</%s>", tag);
 		}
 		cg_sink_puts(out, "</tr>\n");
+		if (r == 0)
+			cg_sink_puts(out, "</thead>\n");
 	}
-	cg_sink_puts(out, "</table>\n");
+	if (b->nrows > 1)
+		cg_sink_puts(out, "</tbody>\n");
+	cg_sink_puts(out, "</table></div>\n");
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -75,7 +147,8 @@ static char *read_file(const char *path, size_t *len)
 }
 
 /* Cairo names glyphs and clips "glyph0-1", "clip1": with several charts in
- * one page those ids would collide, so each figure's get a prefix. */
+ * one page those ids would collide, so each figure's get a prefix, "f1_",
+ * with an underscore that no heading's id holds (cg_doc_heading_ids). */
 static void inline_svg(cg_sink *out, const char *svg, size_t len, unsigned figure)
 {
 	const char *p = strstr(svg, "<svg");
@@ -83,7 +156,7 @@ static void inline_svg(cg_sink *out, const char *svg, size_t len, unsigned figur
 		return;
 	const char *end = svg + len, *run = p;
 	char prefix[16];
-	snprintf(prefix, sizeof prefix, "f%u-", figure);
+	snprintf(prefix, sizeof prefix, "f%u_", figure);
 	static const char *const refs[] = {"id=\"", "href=\"#", "url(#"};
 	/* One pass: at each i, h or u, see whether an id or a reference starts. */
 	for (const char *q = p; q < end; q++) {
@@ -115,12 +188,24 @@ static void base64(cg_sink *out, const unsigned char *d, size_t n)
 	}
 }
 
-static bool pdf_written(const char *dir, const char *name)
+/* "PNG · SVG · PDF": relative links to the chart's files in the folder,
+ * those that were written. */
+static void file_links(cg_sink *out, const char *name, unsigned files)
 {
-	char *path = cg_asprintf("%s/%s.pdf", dir, name);
-	bool found = access(path, F_OK) == 0;
-	cg_free(path);
-	return found;
+	if (!files)
+		return;
+	cg_sink_puts(out, "<div class=\"files\">");
+	const char *sep = "";
+	for (unsigned f = CG_DOC_FILE_PNG; f <= CG_DOC_FILE_PDF; f <<= 1) {
+		if (!(files & f))
+			continue;
+		const char *ext = cg_doc_file_ext(f);
+		cg_sink_printf(out, "%s<a href=\"", sep);
+		put_text(out, name);
+		cg_sink_printf(out, ".%s\">%s</a>", ext, f == CG_DOC_FILE_PNG ? "PNG" : f == CG_DOC_FILE_SVG ? "SVG" : "PDF");
+		sep = " \xc2\xb7 ";
+	}
+	cg_sink_puts(out, "</div>\n");
 }
 
 static void figure(cg_sink *out, const cg_doc_block *b, const char *dir, unsigned index)
@@ -142,7 +227,7 @@ static void figure(cg_sink *out, const cg_doc_block *b, const char *dir, unsigne
 			cg_sink_puts(out, "\" src=\"data:image/png;base64,");
 			base64(out, (const unsigned char *)data, len);
 			cg_sink_puts(out, "\">");
-		} else if (pdf_written(dir, b->name)) {
+		} else if (cg_doc_figure_files(dir, b->name) & CG_DOC_FILE_PDF) {
 			/* only a PDF was written (--formats pdf): a page cannot
 			 * show it, but it can link it */
 			cg_sink_printf(out, "<a href=\"%s.pdf\">", b->name); /* file-name safe by construction */
@@ -153,7 +238,51 @@ static void figure(cg_sink *out, const cg_doc_block *b, const char *dir, unsigne
 	cg_free(data);
 	cg_sink_puts(out, "\n<figcaption>");
 	put_text(out, b->text);
-	cg_sink_puts(out, "</figcaption>\n</figure>\n");
+	cg_sink_puts(out, "</figcaption>\n");
+	file_links(out, b->name, cg_doc_figure_files(dir, b->name));
+	cg_sink_puts(out, "</figure>\n");
+}
+
+/* The table of contents: the h2s, each with its h3s, linked to their ids.
+ * It stands before the first heading, after the call-outs a reader must see
+ * first. Nothing when the document has no heading. */
+static void toc(cg_sink *out, const cg_doc *d, char *const *ids)
+{
+	bool open2 = false, open3 = false, any = false;
+	for (size_t i = 0; i < d->n; i++) {
+		const cg_doc_block *b = &d->blocks[i];
+		if (b->kind != CG_DOC_HEADING)
+			continue;
+		if (!any)
+			cg_sink_puts(out, "<nav id=\"contents\" aria-label=\"Contents\">\n<p>Contents</p>\n<ol>\n");
+		any = true;
+		bool sub = b->level >= 3;
+		if (sub && !open2) /* an h3 before any h2: an entry of its own */
+			sub = false;
+		if (!sub) {
+			if (open3)
+				cg_sink_puts(out, "</ol>\n");
+			if (open2)
+				cg_sink_puts(out, "</li>\n");
+			open2 = b->level <= 2;
+			open3 = false;
+		} else if (!open3) {
+			cg_sink_puts(out, "\n<ol>\n");
+			open3 = true;
+		}
+		cg_sink_printf(out, "<li><a href=\"#%s\">", ids[i]);
+		put_text(out, b->text);
+		cg_sink_puts(out, "</a>");
+		if (sub || !open2)
+			cg_sink_puts(out, "</li>\n");
+	}
+	if (!any)
+		return;
+	if (open3)
+		cg_sink_puts(out, "</ol>\n");
+	if (open2)
+		cg_sink_puts(out, "</li>\n");
+	cg_sink_puts(out, "</ol>\n</nav>\n");
 }
 
 int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *err)
@@ -170,11 +299,17 @@ int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *
 	put_text(out, d->title);
 	cg_sink_puts(out, "</h1>\n");
 	unsigned figures = 0;
+	char **ids = cg_doc_heading_ids(d);
+	bool listed = false;
 	for (size_t i = 0; i < d->n; i++) {
 		const cg_doc_block *b = &d->blocks[i];
+		if (b->kind == CG_DOC_HEADING && !listed) {
+			toc(out, d, ids);
+			listed = true;
+		}
 		switch (b->kind) {
 		case CG_DOC_HEADING:
-			cg_sink_printf(out, "<h%d>", b->level <= 2 ? 2 : 3);
+			cg_sink_printf(out, "<h%d id=\"%s\">", b->level <= 2 ? 2 : 3, ids[i]);
 			put_text(out, b->text);
 			cg_sink_printf(out, "</h%d>\n", b->level <= 2 ? 2 : 3);
 			break;
@@ -206,6 +341,7 @@ int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *
 			break;
 		}
 	}
+	cg_doc_ids_free(ids, d->n);
 	cg_sink_puts(out, "</main>\n</body>\n</html>\n");
 	return 0;
 }

@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "escape.h"
 #include "xalloc.h"
@@ -50,17 +49,30 @@ static void code(cg_sink *out, const char *s)
  * dir is NULL or holds none of them. */
 static const char *figure_ext(const char *dir, const char *name)
 {
-	static const char *const exts[] = {"png", "svg", "pdf"};
-	if (!dir)
-		return exts[0];
-	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
-		char *path = cg_asprintf("%s/%s.%s", dir, name, exts[i]);
-		bool found = access(path, F_OK) == 0;
-		cg_free(path);
-		if (found)
-			return exts[i];
+	unsigned files = cg_doc_figure_files(dir, name);
+	for (unsigned f = CG_DOC_FILE_PNG; f <= CG_DOC_FILE_PDF; f <<= 1)
+		if (files & f)
+			return cg_doc_file_ext(f);
+	return cg_doc_file_ext(CG_DOC_FILE_PNG);
+}
+
+/* One line linking the h2s, before the first heading as in report.html.
+ * The links point at anchors of our own (cg_doc_heading_ids, written into
+ * each h2): a viewer's own heading ids differ from one to the next. */
+static void contents(cg_sink *out, const cg_doc *d, char *const *ids)
+{
+	const char *sep = "Contents: ";
+	for (size_t i = 0; i < d->n; i++) {
+		const cg_doc_block *b = &d->blocks[i];
+		if (b->kind != CG_DOC_HEADING || b->level > 2)
+			continue;
+		cg_sink_printf(out, "%s[", sep);
+		put_text(out, b->text);
+		cg_sink_printf(out, "](#%s)", ids[i]);
+		sep = " \xc2\xb7 ";
 	}
-	return exts[0];
+	if (*sep != 'C')
+		cg_sink_puts(out, "\n\n");
 }
 
 void cg_doc_write_markdown(const cg_doc *d, cg_sink *out)
@@ -73,12 +85,21 @@ void cg_doc_write_markdown_in(const cg_doc *d, cg_sink *out, const char *dir)
 	cg_sink_puts(out, "# ");
 	put_text(out, d->title);
 	cg_sink_puts(out, "\n\n");
+	char **ids = cg_doc_heading_ids(d);
+	bool listed = false;
 	for (size_t i = 0; i < d->n; i++) {
 		const cg_doc_block *b = &d->blocks[i];
+		if (b->kind == CG_DOC_HEADING && !listed) {
+			contents(out, d, ids);
+			listed = true;
+		}
 		switch (b->kind) {
 		case CG_DOC_HEADING:
 			cg_sink_puts(out, b->level <= 2 ? "## " : "### ");
 			put_text(out, b->text);
+			/* ids are [a-z0-9-] only: nothing to escape */
+			if (b->level <= 2)
+				cg_sink_printf(out, " <a id=\"%s\"></a>", ids[i]);
 			cg_sink_puts(out, "\n\n");
 			break;
 		case CG_DOC_PARAGRAPH:
@@ -114,4 +135,5 @@ void cg_doc_write_markdown_in(const cg_doc *d, cg_sink *out, const char *dir)
 			break;
 		}
 	}
+	cg_doc_ids_free(ids, d->n);
 }

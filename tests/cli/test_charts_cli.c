@@ -163,8 +163,9 @@ static void size_scale_and_formats_come_from_the_command_line(void **state)
 	assert_false(tu_exists(png));
 }
 
-/* Every Markdown link of report.md ("](NAME)") names a file in dir;
- * returns how many links there are and how many end with ext. */
+/* Every Markdown link of report.md ("](NAME)") names a file in dir, or
+ * for the contents ("](#ID)") an anchor of the page; returns how many file
+ * links there are and how many end with ext. */
 static size_t check_links(const char *dir, const char *ext, size_t *with_ext)
 {
 	size_t links = 0;
@@ -178,6 +179,12 @@ static size_t check_links(const char *dir, const char *ext, size_t *with_ext)
 		char *end = strchr(p, ')');
 		assert_non_null(end);
 		char path[700];
+		if (*p == '#') {
+			snprintf(path, sizeof path, "<a id=\"%.*s\"></a>", (int)(end - p - 1), p + 1);
+			if (!strstr(md, path))
+				fail_msg("report.md links #%.*s, which it has no anchor for", (int)(end - p - 1), p + 1);
+			continue;
+		}
 		snprintf(path, sizeof path, "%s/%.*s", dir, (int)(end - p), p);
 		if (!tu_exists(path))
 			fail_msg("report.md links %s, which was not written", path);

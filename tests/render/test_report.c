@@ -142,21 +142,21 @@ static void what_was_live_at_the_peak_adds_up_to_the_peak(void **state)
 	cg_analysis *a;
 	cg_timeline *tl = step_run();
 	cg_doc *d = build(tl, &a, NULL);
-	/* by category, the top of the stack first */
+	/* by category, the largest first */
 	const cg_doc_block *c = table_under(d, "What was live at the peak");
 	assert_int_equal(c->nrows, 4);
-	static const char *const by_category[3][4] = {{"activation", "1.00 KiB", "12.5 %", "1"},
+	static const char *const by_category[3][4] = {{"parameter", "4.00 KiB", "50.0 %", "1"},
 						      {"gradient", "3.00 KiB", "37.5 %", "1"},
-						      {"parameter", "4.00 KiB", "50.0 %", "1"}};
+						      {"activation", "1.00 KiB", "12.5 %", "1"}};
 	for (size_t r = 0; r < 3; r++)
 		for (size_t col = 0; col < 4; col++)
 			assert_string_equal(cell(c, r + 1, col), by_category[r][col]);
-	/* by phase: the next table, phases in order, "no phase" last */
+	/* by phase: the next table, the largest first */
 	size_t i = (size_t)(c - d->blocks);
 	const cg_doc_block *p = &d->blocks[must_find(d, i + 1, CG_DOC_TABLE, NULL)];
 	assert_string_equal(cell(p, 0, 0), "phase that allocated it");
 	static const char *const by_phase[3][3] = {
-		{"forward", "1.00 KiB", "12.5 %"}, {"backward", "3.00 KiB", "37.5 %"}, {"no phase", "4.00 KiB", "50.0 %"}};
+		{"no phase", "4.00 KiB", "50.0 %"}, {"backward", "3.00 KiB", "37.5 %"}, {"forward", "1.00 KiB", "12.5 %"}};
 	assert_int_equal(p->nrows, 4);
 	for (size_t r = 0; r < 3; r++)
 		for (size_t col = 0; col < 3; col++)
@@ -183,6 +183,50 @@ static void what_was_live_at_the_peak_adds_up_to_the_peak(void **state)
 						NULL)].text,
 			    "3 allocations (4.50 KiB) were freed in the trace; 1 of them (512 B) were temporaries, freed "
 			    "before the span that allocated them ended. 2 (8.00 KiB) were never freed.");
+	cg_doc_free(d);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+}
+
+/* Equal bytes at the peak, worked out by hand: w (parameter, no phase),
+ * g (gradient, backward) and t (temporary, forward) 2 KiB each, a
+ * (activation, forward) 1 KiB; the peak is 7 KiB at 600 ns. By category
+ * the largest first, equals in the chart legend's order (the top of the
+ * stack first: temporary, gradient, parameter), then activation; by phase
+ * forward 3 KiB, then backward and no phase, 2 KiB each, in the order the
+ * phases run with "no phase" last. */
+static void the_tables_at_the_peak_sort_by_bytes_and_equals_in_a_fixed_order(void **state)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_span(tl, "r", NULL, "run", 0, 1000, CG_PHASE_NONE);
+	tu_span(tl, "f", "r", "forward", 0, 500, CG_PHASE_FORWARD);
+	tu_span(tl, "b", "r", "backward", 500, 1000, CG_PHASE_BACKWARD);
+	tu_mem(tl, 100, "w", "r", "cpu", 2 * KIB, CG_ALLOC, CG_CAT_PARAMETER, "aten::empty");
+	tu_mem(tl, 200, "a", "f", "cpu", KIB, CG_ALLOC, CG_CAT_ACTIVATION, "aten::relu");
+	tu_mem(tl, 300, "t", "f", "cpu", 2 * KIB, CG_ALLOC, CG_CAT_TEMPORARY, "aten::mm");
+	tu_mem(tl, 600, "g", "b", "cpu", 2 * KIB, CG_ALLOC, CG_CAT_GRADIENT, "aten::mm");
+	tu_mem(tl, 700, "t", "b", "cpu", 2 * KIB, CG_FREE, CG_CAT_TEMPORARY, NULL);
+	cg_analysis *a;
+	cg_doc *d = build(tl, &a, NULL);
+	const cg_doc_block *c = table_under(d, "What was live at the peak");
+	static const char *const by_category[5][4] = {{"category", "bytes", "of the peak", "allocations"},
+						      {"temporary", "2.00 KiB", "28.6 %", "1"},
+						      {"gradient", "2.00 KiB", "28.6 %", "1"},
+						      {"parameter", "2.00 KiB", "28.6 %", "1"},
+						      {"activation", "1.00 KiB", "14.3 %", "1"}};
+	assert_int_equal(c->nrows, 5);
+	for (size_t r = 0; r < 5; r++)
+		for (size_t col = 0; col < 4; col++)
+			assert_string_equal(cell(c, r, col), by_category[r][col]);
+	const cg_doc_block *p = &d->blocks[must_find(d, (size_t)(c - d->blocks) + 1, CG_DOC_TABLE, NULL)];
+	static const char *const by_phase[4][3] = {{"phase that allocated it", "bytes", "of the peak"},
+						   {"forward", "3.00 KiB", "42.9 %"},
+						   {"backward", "2.00 KiB", "28.6 %"},
+						   {"no phase", "2.00 KiB", "28.6 %"}};
+	assert_int_equal(p->nrows, 4);
+	for (size_t r = 0; r < 4; r++)
+		for (size_t col = 0; col < 3; col++)
+			assert_string_equal(cell(p, r, col), by_phase[r][col]);
 	cg_doc_free(d);
 	cg_analysis_free(a);
 	cg_timeline_free(tl);
@@ -281,6 +325,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_key_figures_are_the_runs_worked_out_by_hand),
 		cmocka_unit_test(what_was_live_at_the_peak_adds_up_to_the_peak),
+		cmocka_unit_test(the_tables_at_the_peak_sort_by_bytes_and_equals_in_a_fixed_order),
 		cmocka_unit_test(drawn_charts_are_figures_and_skipped_ones_say_why),
 		cmocka_unit_test(a_cut_trace_is_said_first),
 		cmocka_unit_test(hostile_names_stay_plain_text_for_the_writers_to_escape),

@@ -1,6 +1,7 @@
 /* The document model (doc.h): blocks kept in order with their text
  * formatted and copied, heading levels bounded, tables with their columns,
- * alignment and rows, figures with name and title. */
+ * alignment and rows, figures with name and title, the files of a figure
+ * found in a folder, and the headings' anchors. */
 #include "testutil.h"
 
 #include <string.h>
@@ -145,6 +146,102 @@ static void a_table_grows_to_every_row(void **state)
 	cg_doc_free(d);
 }
 
+/* The ids of d's headings, in order, joined by spaces. */
+static void ids_of(const cg_doc *d, char *buf, size_t size)
+{
+	char **ids = cg_doc_heading_ids(d);
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->blocks[i].kind == CG_DOC_HEADING)
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "", ids[i]);
+		else
+			assert_null(ids[i]);
+	}
+	cg_doc_ids_free(ids, d->n);
+}
+
+static void headings_get_ascii_slugs_of_their_text(void **state)
+{
+	cg_doc *d = cg_doc_new("t");
+	cg_doc_heading(d, 2, "Key figures");
+	cg_doc_paragraph(d, "not a heading");
+	cg_doc_heading(d, 2, "cuda:0");
+	cg_doc_heading(d, 3, "  What was live -- at the PEAK?  ");
+	cg_doc_heading(d, 3, "Caf\xc3\xa9 na\xc3\xafve"); /* non-ASCII bytes separate words */
+	cg_doc_heading(d, 3, "\xe2\x80\x94 ::: \xe2\x80\x94");  /* nothing left */
+	cg_doc_heading(d, 3, "snake_case_name");            /* '_' is a separator: SVG ids hold it */
+	cg_doc_heading(d, 2, "Contents");                   /* the table of contents' own id */
+	char got[512];
+	ids_of(d, got, sizeof got);
+	assert_string_equal(got, "key-figures cuda-0 what-was-live-at-the-peak caf-na-ve section snake-case-name "
+				 "contents-2");
+	cg_doc_free(d);
+}
+
+static void repeated_headings_get_the_next_free_number(void **state)
+{
+	cg_doc *d = cg_doc_new("t");
+	cg_doc_heading(d, 2, "cuda:0");
+	cg_doc_heading(d, 3, "Steps");
+	cg_doc_heading(d, 3, "Steps 2"); /* takes "steps-2"... */
+	cg_doc_heading(d, 2, "cuda:1");
+	cg_doc_heading(d, 3, "Steps");	 /* ...so the second "Steps" is "steps-3" */
+	cg_doc_heading(d, 3, "Steps 2"); /* and a repeat of "steps-2" is "steps-2-2" */
+	cg_doc_heading(d, 3, "Steps");
+	char got[512];
+	ids_of(d, got, sizeof got);
+	assert_string_equal(got, "cuda-0 steps steps-2 cuda-1 steps-3 steps-2-2 steps-4");
+	/* the same document, the same ids */
+	char again[512];
+	ids_of(d, again, sizeof again);
+	assert_string_equal(again, got);
+	cg_doc_free(d);
+}
+
+static void a_long_heading_gives_an_id_of_64_bytes_at_most(void **state)
+{
+	char text[300], want[70];
+	for (size_t i = 0; i < 99; i++)
+		memcpy(text + 3 * i, "Ab ", 3);
+	text[297] = '\0';
+	for (size_t i = 0; i < 22; i++)
+		memcpy(want + 3 * i, "ab-", 3);
+	want[64] = '\0'; /* 21 "ab-" and an "a" */
+	cg_doc *d = cg_doc_new("t");
+	cg_doc_heading(d, 2, "%s", text);
+	cg_doc_heading(d, 2, "%s", text);
+	char **ids = cg_doc_heading_ids(d);
+	assert_string_equal(ids[0], want);
+	assert_int_equal(strncmp(ids[1], want, 64), 0);
+	assert_string_equal(ids[1] + 64, "-2");
+	cg_doc_ids_free(ids, d->n);
+	cg_doc_ids_free(NULL, 0);
+	cg_doc_free(d);
+}
+
+static void the_files_of_a_figure_are_those_in_the_folder(void **state)
+{
+	assert_int_equal(cg_doc_figure_files(tu_tmpdir(), "chart"), 0);
+	assert_int_equal(cg_doc_figure_files(NULL, "chart"), 0);
+	tu_write("chart.svg", "<svg/>", (size_t)-1);
+	assert_int_equal(cg_doc_figure_files(tu_tmpdir(), "chart"), CG_DOC_FILE_SVG);
+	tu_write("chart.png", "png", (size_t)-1);
+	tu_write("chart.pdf", "pdf", (size_t)-1);
+	tu_write("other.png", "png", (size_t)-1);
+	assert_int_equal(cg_doc_figure_files(tu_tmpdir(), "chart"), CG_DOC_FILE_PNG | CG_DOC_FILE_SVG | CG_DOC_FILE_PDF);
+	assert_int_equal(cg_doc_figure_files(tu_tmpdir(), "other"), CG_DOC_FILE_PNG);
+	assert_string_equal(cg_doc_file_ext(CG_DOC_FILE_PNG), "png");
+	assert_string_equal(cg_doc_file_ext(CG_DOC_FILE_SVG), "svg");
+	assert_string_equal(cg_doc_file_ext(CG_DOC_FILE_PDF), "pdf");
+}
+
+static int teardown(void **state)
+{
+	tu_cleanup();
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +253,10 @@ int main(void)
 		cmocka_unit_test(tables_hold_a_header_and_rows),
 		cmocka_unit_test(alignment_has_one_letter_per_column),
 		cmocka_unit_test(a_table_grows_to_every_row),
+		cmocka_unit_test(headings_get_ascii_slugs_of_their_text),
+		cmocka_unit_test(repeated_headings_get_the_next_free_number),
+		cmocka_unit_test(a_long_heading_gives_an_id_of_64_bytes_at_most),
+		cmocka_unit_test(the_files_of_a_figure_are_those_in_the_folder),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, teardown);
 }

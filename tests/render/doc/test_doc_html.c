@@ -1,8 +1,9 @@
 /* The HTML backend (doc_html.h): one self-contained page (no script, no
  * external URL, a policy that forbids loading anything), each figure's SVG
  * read from the folder and inlined with ids made unique, a PNG as a data
- * URL when there is no SVG, nothing when neither exists, and hostile text
- * shown as text. */
+ * URL when there is no SVG, nothing when neither exists, links to the
+ * chart files written, anchors and a table of contents, tables in scroll
+ * wrappers with a <thead>, and hostile text shown as text. */
 #include "testutil.h"
 
 #include <string.h>
@@ -76,17 +77,22 @@ static void each_block_has_its_element(void **state)
 	cg_doc_row(d, (const char *const[]){"device", "peak", "key", "path"});
 	cg_doc_row(d, (const char *const[]){"cpu", "15.44 MiB", "k", "run/fwd"});
 	char *page = html(d, tu_tmpdir());
-	assert_non_null(strstr(page, "</h1>\n<h2>One</h2>\n<h2>Two</h2>\n<h3>Three</h3>\n"
+	assert_non_null(strstr(page, "</h1>\n"
+				     "<nav id=\"contents\" aria-label=\"Contents\">\n<p>Contents</p>\n<ol>\n"
+				     "<li><a href=\"#one\">One</a></li>\n"
+				     "<li><a href=\"#two\">Two</a>\n<ol>\n<li><a href=\"#three\">Three</a></li>\n</ol>\n</li>\n"
+				     "</ol>\n</nav>\n"
+				     "<h2 id=\"one\">One</h2>\n<h2 id=\"two\">Two</h2>\n<h3 id=\"three\">Three</h3>\n"
 				     "<p>A paragraph.</p>\n"
 				     "<p class=\"note\">A note.</p>\n"
 				     "<div class=\"callout\">Read this first.</div>\n"
 				     "<pre>line 1\nline 2</pre>\n"
-				     "<table>\n"
-				     "<tr><th>device</th><th class=\"r\">peak</th><th class=\"k\">key</th>"
-				     "<th class=\"p\">path</th></tr>\n"
-				     "<tr><td>cpu</td><td class=\"r\">15.44 MiB</td><td class=\"k\">k</td>"
-				     "<td class=\"p\">run/fwd</td></tr>\n"
-				     "</table>\n</main>"));
+				     "<div class=\"tw\"><table>\n"
+				     "<thead>\n<tr><th>device</th><th class=\"r\">peak</th><th class=\"k\">key</th>"
+				     "<th class=\"p\">path</th></tr>\n</thead>\n"
+				     "<tbody>\n<tr><td>cpu</td><td class=\"r\">15.44 MiB</td><td class=\"k\">k</td>"
+				     "<td class=\"p\">run/<wbr>fwd</td></tr>\n</tbody>\n"
+				     "</table></div>\n</main>"));
 	free(page);
 	cg_doc_free(d);
 }
@@ -117,15 +123,16 @@ static void figures_inline_their_svg_with_ids_of_their_own(void **state)
 	assert_int_equal(count(page, "<svg xmlns="), 2);
 	assert_non_null(strstr(page, "<figure>\n<svg xmlns="));
 	/* ids and the references to them get the figure's prefix */
-	assert_non_null(strstr(page, "id=\"f1-glyph0-1\""));
-	assert_non_null(strstr(page, "xlink:href=\"#f1-glyph0-1\""));
-	assert_non_null(strstr(page, "id=\"f1-clip1\""));
-	assert_non_null(strstr(page, "clip-path=\"url(#f1-clip1)\""));
-	assert_non_null(strstr(page, "id=\"f2-glyph0-1\""));
-	assert_non_null(strstr(page, "clip-path=\"url(#f2-clip1)\""));
+	assert_non_null(strstr(page, "id=\"f1_glyph0-1\""));
+	assert_non_null(strstr(page, "xlink:href=\"#f1_glyph0-1\""));
+	assert_non_null(strstr(page, "id=\"f1_clip1\""));
+	assert_non_null(strstr(page, "clip-path=\"url(#f1_clip1)\""));
+	assert_non_null(strstr(page, "id=\"f2_glyph0-1\""));
+	assert_non_null(strstr(page, "clip-path=\"url(#f2_clip1)\""));
 	assert_null(strstr(page, "id=\"glyph0-1\""));
 	assert_null(strstr(page, "url(#clip1)"));
-	assert_non_null(strstr(page, "</svg>\n\n<figcaption>Live memory</figcaption>\n</figure>\n"));
+	assert_non_null(strstr(page, "</svg>\n\n<figcaption>Live memory</figcaption>\n"
+				     "<div class=\"files\"><a href=\"timeline.svg\">SVG</a></div>\n</figure>\n"));
 	assert_non_null(strstr(page, "<figcaption>Largest allocations</figcaption>"));
 	/* the namespace names are names, not fetches: the only URLs */
 	assert_int_equal(count(page, "http://"), 4);
@@ -211,9 +218,10 @@ static void hostile_text_is_escaped_everywhere(void **state)
 	assert_null(strstr(page, "<img"));
 	assert_null(strstr(page, "<!--"));
 	assert_int_equal(count(page, "</pre>"), 1);
-	assert_int_equal(count(page, "</div>"), 1);
-	/* title, h1, h2, note, callout, cell, caption */
-	assert_int_equal(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"), 7);
+	assert_int_equal(count(page, "</div>"), 2); /* the call-out's and the table's wrapper */
+	/* title, h1, the contents, h2, note, callout, cell, caption */
+	assert_int_equal(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"), 8);
+	assert_non_null(strstr(page, "<h2 id=\"script-alert-1-script\">"));
 	assert_int_equal(count(page, "&quot;&gt;&lt;img src=x onerror=alert(2)&gt;"), 2);
 	assert_non_null(strstr(page, "<pre>&lt;/pre&gt;&lt;script&gt;alert(3)&lt;/script&gt;</pre>"));
 	free(page);
@@ -228,6 +236,117 @@ static void control_bytes_and_invalid_utf8_are_cleaned(void **state)
 	char *page = html(d, tu_tmpdir());
 	assert_non_null(strstr(page, "<h1>ab\xef\xbf\xbd</h1>"));
 	assert_non_null(strstr(page, "<p>caf\xc3\xa9[31m</p>"));
+	free(page);
+	cg_doc_free(d);
+}
+
+/* Under each figure, relative links to the files of it in the folder, in
+ * the order PNG, SVG, PDF, and only those that were written. */
+static void a_figure_links_the_files_that_were_written(void **state)
+{
+	tu_write("both.png", "png", (size_t)-1);
+	tu_write("both.svg", "<svg/>", (size_t)-1);
+	tu_write("all.png", "png", (size_t)-1);
+	tu_write("all.svg", "<svg/>", (size_t)-1);
+	tu_write("all.pdf", "pdf", (size_t)-1);
+	tu_write("vector.svg", "<svg/>", (size_t)-1);
+	tu_write("vector.pdf", "pdf", (size_t)-1);
+	tu_write("paper.pdf", "pdf", (size_t)-1);
+	cg_doc *d = cg_doc_new("t");
+	cg_doc_figure(d, "both", "Both");
+	cg_doc_figure(d, "all", "All");
+	cg_doc_figure(d, "vector", "Vector");
+	cg_doc_figure(d, "paper", "Paper");
+	cg_doc_figure(d, "none", "None");
+	char *page = html(d, tu_tmpdir());
+	assert_non_null(strstr(page, "<figcaption>Both</figcaption>\n<div class=\"files\"><a href=\"both.png\">PNG</a>"
+				     " \xc2\xb7 <a href=\"both.svg\">SVG</a></div>\n</figure>"));
+	assert_non_null(strstr(page, "<figcaption>All</figcaption>\n<div class=\"files\"><a href=\"all.png\">PNG</a>"
+				     " \xc2\xb7 <a href=\"all.svg\">SVG</a> \xc2\xb7 <a href=\"all.pdf\">PDF</a></div>"));
+	assert_non_null(strstr(page, "<figcaption>Vector</figcaption>\n<div class=\"files\"><a href=\"vector.svg\">SVG</a>"
+				     " \xc2\xb7 <a href=\"vector.pdf\">PDF</a></div>"));
+	assert_non_null(strstr(page, "<figcaption>Paper</figcaption>\n<div class=\"files\"><a href=\"paper.pdf\">PDF</a>"
+				     "</div>"));
+	assert_non_null(strstr(page, "<figcaption>None</figcaption>\n</figure>"));
+	assert_int_equal(count(page, "<div class=\"files\">"), 4);
+	assert_self_contained(page);
+	free(page);
+	cg_doc_free(d);
+}
+
+/* The contents: each h2 with its h3s in a list of their own; an h3 before
+ * any h2 stands on its own; level 1 headings count as h2s. No headings, no
+ * contents. */
+static void the_contents_list_h2s_with_their_h3s(void **state)
+{
+	cg_doc *d = cg_doc_new("t");
+	cg_doc_callout(d, "First.");
+	cg_doc_heading(d, 3, "Early");
+	cg_doc_heading(d, 2, "cuda:0");
+	cg_doc_heading(d, 3, "Steps");
+	cg_doc_heading(d, 3, "Phases");
+	cg_doc_heading(d, 1, "cuda:1");
+	cg_doc_heading(d, 3, "Steps");
+	cg_doc_heading(d, 2, "The run");
+	char *page = html(d, tu_tmpdir());
+	assert_non_null(strstr(page, "<div class=\"callout\">First.</div>\n"
+				     "<nav id=\"contents\" aria-label=\"Contents\">\n<p>Contents</p>\n<ol>\n"
+				     "<li><a href=\"#early\">Early</a></li>\n"
+				     "<li><a href=\"#cuda-0\">cuda:0</a>\n<ol>\n"
+				     "<li><a href=\"#steps\">Steps</a></li>\n<li><a href=\"#phases\">Phases</a></li>\n"
+				     "</ol>\n</li>\n"
+				     "<li><a href=\"#cuda-1\">cuda:1</a>\n<ol>\n<li><a href=\"#steps-2\">Steps</a></li>\n</ol>\n</li>\n"
+				     "<li><a href=\"#the-run\">The run</a></li>\n"
+				     "</ol>\n</nav>\n<h3 id=\"early\">Early</h3>\n"));
+	assert_non_null(strstr(page, "<h2 id=\"cuda-1\">cuda:1</h2>\n<h3 id=\"steps-2\">Steps</h3>\n"));
+	free(page);
+	cg_doc_free(d);
+	d = cg_doc_new("t");
+	cg_doc_paragraph(d, "text");
+	page = html(d, tu_tmpdir());
+	assert_null(strstr(page, "<nav"));
+	free(page);
+	cg_doc_free(d);
+}
+
+/* A header row alone: a <thead> and no empty <tbody>. A right-aligned
+ * sentence may wrap on a small screen (class "s"); a number may not. Keys
+ * and paths may break between names (<wbr>). */
+static void tables_have_a_head_and_sentences_may_wrap(void **state)
+{
+	cg_doc *d = cg_doc_new("t");
+	cg_doc_table(d, 1, "r");
+	cg_doc_row(d, (const char *const[]){"peak"});
+	cg_doc_table(d, 2, "rr");
+	cg_doc_row(d, (const char *const[]){"bytes", "cpu"});
+	cg_doc_row(d, (const char *const[]){"15.44 MiB", "9.14 MiB in 32 allocations"});
+	/* keys may break after "::" and '_', paths after '/', never inside a run of them */
+	cg_doc_table(d, 2, "kp");
+	cg_doc_row(d, (const char *const[]){"op_name", "span/path"});
+	cg_doc_row(d, (const char *const[]){"aten::max_pool2d__x", "run//fwd/"});
+	char *page = html(d, tu_tmpdir());
+	assert_non_null(strstr(page, "<th class=\"k\">op_name</th><th class=\"p\">span/path</th>"));
+	assert_non_null(strstr(page, "<td class=\"k\">aten::<wbr>max_<wbr>pool2d__<wbr>x</td>"
+				     "<td class=\"p\">run//<wbr>fwd/</td>"));
+	assert_non_null(strstr(page, "<div class=\"tw\"><table>\n<thead>\n<tr><th class=\"r\">peak</th></tr>\n</thead>\n"
+				     "</table></div>\n"));
+	assert_non_null(strstr(page, "<tbody>\n<tr><td class=\"r\">15.44 MiB</td>"
+				     "<td class=\"r s\">9.14 MiB in 32 allocations</td></tr>\n</tbody>\n"));
+	free(page);
+	cg_doc_free(d);
+}
+
+/* The rules the browser tests (tests/browser) measure in Chromium. */
+static void the_style_prints_whole_rows_and_scrolls_small_tables(void **state)
+{
+	cg_doc *d = cg_doc_new("t");
+	char *page = html(d, tu_tmpdir());
+	assert_non_null(strstr(page, ".tw{overflow-x:auto;"));
+	assert_non_null(strstr(page, "@media (max-width:600px){main{padding:16px 12px 40px}"));
+	assert_non_null(strstr(page, "@page{margin:14mm 12mm}"));
+	assert_non_null(strstr(page, "figure,tr,.callout,pre{break-inside:avoid;page-break-inside:avoid}"));
+	assert_non_null(strstr(page, "thead{display:table-header-group}"));
+	assert_non_null(strstr(page, "body{background:none;"));
 	free(page);
 	cg_doc_free(d);
 }
@@ -249,6 +368,10 @@ int main(void)
 		cmocka_unit_test(a_missing_figure_leaves_its_caption),
 		cmocka_unit_test(hostile_text_is_escaped_everywhere),
 		cmocka_unit_test(control_bytes_and_invalid_utf8_are_cleaned),
+		cmocka_unit_test(a_figure_links_the_files_that_were_written),
+		cmocka_unit_test(the_contents_list_h2s_with_their_h3s),
+		cmocka_unit_test(tables_have_a_head_and_sentences_may_wrap),
+		cmocka_unit_test(the_style_prints_whole_rows_and_scrolls_small_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

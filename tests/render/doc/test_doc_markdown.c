@@ -1,6 +1,7 @@
 /* The Markdown backend (doc_markdown.h): what each block becomes in
- * GitHub-flavoured Markdown, and text that cannot break out of its table
- * cell, emphasis, call-out or code block. */
+ * GitHub-flavoured Markdown, the contents line and the anchors it links,
+ * and text that cannot break out of its table cell, emphasis, call-out,
+ * link or code block. */
 #include "testutil.h"
 
 #include <string.h>
@@ -33,8 +34,9 @@ static void each_block_has_its_markdown(void **state)
 	char *md = markdown(d);
 	/* the title is the one level-1 heading; level 1 and 2 blocks are ## */
 	assert_string_equal(md, "# Memory report\n\n"
-				"## One\n\n"
-				"## Two\n\n"
+				"Contents: [One](#one) \xc2\xb7 [Two](#two)\n\n"
+				"## One <a id=\"one\"></a>\n\n"
+				"## Two <a id=\"two\"></a>\n\n"
 				"### Three\n\n"
 				"A paragraph.\n\n"
 				"*A note.*\n\n"
@@ -155,6 +157,31 @@ static void every_line_of_code_is_indented(void **state)
 	cg_doc_free(d);
 }
 
+/* The contents: one line of links to the h2s (h3s left out), before the
+ * first heading and after what comes before it; each h2 carries the
+ * anchor the line links, the same ids as report.html's. Hostile heading
+ * text stays text in the link and the heading. */
+static void the_contents_link_each_h2_by_its_own_anchor(void **state)
+{
+	cg_doc *d = cg_doc_new("t");
+	cg_doc_callout(d, "First.");
+	cg_doc_heading(d, 2, "cuda:0");
+	cg_doc_heading(d, 3, "Steps");
+	cg_doc_heading(d, 2, "cuda:0");
+	cg_doc_heading(d, 2, "<b>x</b>](javascript:y)");
+	char *md = markdown(d);
+	assert_string_equal(md, "# t\n\n"
+				"> **First.**\n\n"
+				"Contents: [cuda:0](#cuda-0) \xc2\xb7 [cuda:0](#cuda-0-2) \xc2\xb7 "
+				"[&lt;b&gt;x&lt;/b&gt;\\](javascript:y)](#b-x-b-javascript-y)\n\n"
+				"## cuda:0 <a id=\"cuda-0\"></a>\n\n"
+				"### Steps\n\n"
+				"## cuda:0 <a id=\"cuda-0-2\"></a>\n\n"
+				"## &lt;b&gt;x&lt;/b&gt;\\](javascript:y) <a id=\"b-x-b-javascript-y\"></a>\n\n");
+	free(md);
+	cg_doc_free(d);
+}
+
 static void an_empty_document_is_its_title(void **state)
 {
 	cg_doc *d = cg_doc_new("");
@@ -175,6 +202,7 @@ int main(void)
 		cmocka_unit_test(html_in_text_is_escaped),
 		cmocka_unit_test(every_line_of_code_is_indented),
 		cmocka_unit_test(an_empty_document_is_its_title),
+		cmocka_unit_test(the_contents_link_each_h2_by_its_own_anchor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,7 +67,7 @@ static void both_files_hold_what_the_backends_write(void **state)
 	char *got_md = file_in(dir, "report.md"), *got_html = file_in(dir, "report.html");
 	assert_string_equal(got_md, cg_sink_data(md, NULL));
 	assert_string_equal(got_html, cg_sink_data(html, NULL));
-	assert_non_null(strstr(got_html, "<svg id=\"f1-a\"><rect/></svg>"));
+	assert_non_null(strstr(got_html, "<svg id=\"f1_a\"><rect/></svg>"));
 	assert_non_null(strstr(got_md, "](chart.svg)")); /* the only file of it written */
 	char *manifest = file_in(dir, CG_OUTDIR_MANIFEST);
 	assert_string_equal(manifest, "chart.svg\nreport.md\nreport.html\n");
