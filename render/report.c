@@ -667,6 +667,8 @@ cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
 	cg_chart_run_name(tl, run, sizeof run);
 	snprintf(title, sizeof title, "Memory report \xe2\x80\x94 %s", run);
 	cg_doc *d = cg_doc_new(title);
+	if (charts)
+		cg_doc_set_png_suffix(d, charts->png_suffix);
 	char sub[1024];
 	cg_chart_run_subtitle(tl, sub, sizeof sub);
 	if (*sub)

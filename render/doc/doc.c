@@ -115,16 +115,28 @@ const char *cg_doc_file_ext(unsigned file)
 	return file == CG_DOC_FILE_SVG ? file_exts[1] : file == CG_DOC_FILE_PDF ? file_exts[2] : file_exts[0];
 }
 
-unsigned cg_doc_figure_files(const char *dir, const char *name)
+char *cg_doc_figure_file(const cg_doc *d, const char *name, unsigned file)
+{
+	return cg_asprintf("%s%s.%s", name, file == CG_DOC_FILE_PNG ? d->png_suffix : "", cg_doc_file_ext(file));
+}
+
+unsigned cg_doc_figure_files(const cg_doc *d, const char *dir, const char *name)
 {
 	unsigned files = 0;
-	for (unsigned i = 0; dir && i < 3; i++) {
-		char *path = cg_asprintf("%s/%s.%s", dir, name, file_exts[i]);
+	for (unsigned f = CG_DOC_FILE_PNG; dir && f <= CG_DOC_FILE_PDF; f <<= 1) {
+		char *file = cg_doc_figure_file(d, name, f);
+		char *path = cg_asprintf("%s/%s", dir, file);
 		if (access(path, F_OK) == 0)
-			files |= 1u << i;
+			files |= f;
 		cg_free(path);
+		cg_free(file);
 	}
 	return files;
+}
+
+void cg_doc_set_png_suffix(cg_doc *d, const char *suffix)
+{
+	snprintf(d->png_suffix, sizeof d->png_suffix, "%s", suffix);
 }
 
 #define ID_MAX 64

@@ -43,6 +43,7 @@ typedef struct cg_doc {
 	char *title;
 	cg_doc_block *blocks;
 	size_t n, cap;
+	char png_suffix[16]; /* figures' PNGs are NAME<suffix>.png: "" or "@2x" */
 } cg_doc;
 
 cg_doc *cg_doc_new(const char *title);
@@ -65,9 +66,14 @@ void cg_doc_figure(cg_doc *d, const char *name, const char *title);
  * written before the report (--formats may leave any format out), so the
  * folder itself says what a document can show and link. */
 enum { CG_DOC_FILE_PNG = 1, CG_DOC_FILE_SVG = 2, CG_DOC_FILE_PDF = 4 };
-unsigned cg_doc_figure_files(const char *dir, const char *name);
+unsigned cg_doc_figure_files(const cg_doc *d, const char *dir, const char *name);
 /* The extension of one bit of that set: "png", "svg" or "pdf". */
 const char *cg_doc_file_ext(unsigned file);
+/* The name of one of a figure's files: "timeline.cuda-0.svg", the PNG with
+ * the document's png_suffix ("timeline.cuda-0@2x.png"). Caller frees. */
+char *cg_doc_figure_file(const cg_doc *d, const char *name, unsigned file);
+/* Figures' PNGs are named NAME<suffix>.png (HiDPI names: "@2x"). */
+void cg_doc_set_png_suffix(cg_doc *d, const char *suffix);
 
 /* An anchor for each heading of d, for links and a table of contents:
  * ids[i] for block i, NULL for blocks that are not headings. An id is the

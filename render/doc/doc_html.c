@@ -190,7 +190,7 @@ static void base64(cg_sink *out, const unsigned char *d, size_t n)
 
 /* "PNG · SVG · PDF": relative links to the chart's files in the folder,
  * those that were written. */
-static void file_links(cg_sink *out, const char *name, unsigned files)
+static void file_links(cg_sink *out, const cg_doc *d, const char *name, unsigned files)
 {
 	if (!files)
 		return;
@@ -199,16 +199,17 @@ static void file_links(cg_sink *out, const char *name, unsigned files)
 	for (unsigned f = CG_DOC_FILE_PNG; f <= CG_DOC_FILE_PDF; f <<= 1) {
 		if (!(files & f))
 			continue;
-		const char *ext = cg_doc_file_ext(f);
+		char *file = cg_doc_figure_file(d, name, f);
 		cg_sink_printf(out, "%s<a href=\"", sep);
-		put_text(out, name);
-		cg_sink_printf(out, ".%s\">%s</a>", ext, f == CG_DOC_FILE_PNG ? "PNG" : f == CG_DOC_FILE_SVG ? "SVG" : "PDF");
+		put_text(out, file);
+		cg_sink_printf(out, "\">%s</a>", f == CG_DOC_FILE_PNG ? "PNG" : f == CG_DOC_FILE_SVG ? "SVG" : "PDF");
+		cg_free(file);
 		sep = " \xc2\xb7 ";
 	}
 	cg_sink_puts(out, "</div>\n");
 }
 
-static void figure(cg_sink *out, const cg_doc_block *b, const char *dir, unsigned index)
+static void figure(cg_sink *out, const cg_doc *d, const cg_doc_block *b, const char *dir, unsigned index)
 {
 	cg_sink_puts(out, "<figure>\n");
 	char *path = cg_asprintf("%s/%s.svg", dir, b->name);
@@ -218,7 +219,9 @@ static void figure(cg_sink *out, const cg_doc_block *b, const char *dir, unsigne
 	if (data) {
 		inline_svg(out, data, len, index);
 	} else {
-		path = cg_asprintf("%s/%s.png", dir, b->name);
+		char *png = cg_doc_figure_file(d, b->name, CG_DOC_FILE_PNG);
+		path = cg_asprintf("%s/%s", dir, png);
+		cg_free(png);
 		data = read_file(path, &len);
 		cg_free(path);
 		if (data) {
@@ -227,7 +230,7 @@ static void figure(cg_sink *out, const cg_doc_block *b, const char *dir, unsigne
 			cg_sink_puts(out, "\" src=\"data:image/png;base64,");
 			base64(out, (const unsigned char *)data, len);
 			cg_sink_puts(out, "\">");
-		} else if (cg_doc_figure_files(dir, b->name) & CG_DOC_FILE_PDF) {
+		} else if (cg_doc_figure_files(d, dir, b->name) & CG_DOC_FILE_PDF) {
 			/* only a PDF was written (--formats pdf): a page cannot
 			 * show it, but it can link it */
 			cg_sink_printf(out, "<a href=\"%s.pdf\">", b->name); /* file-name safe by construction */
@@ -239,7 +242,7 @@ static void figure(cg_sink *out, const cg_doc_block *b, const char *dir, unsigne
 	cg_sink_puts(out, "\n<figcaption>");
 	put_text(out, b->text);
 	cg_sink_puts(out, "</figcaption>\n");
-	file_links(out, b->name, cg_doc_figure_files(dir, b->name));
+	file_links(out, d, b->name, cg_doc_figure_files(d, dir, b->name));
 	cg_sink_puts(out, "</figure>\n");
 }
 
@@ -332,7 +335,7 @@ int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *
 			put_table(out, b);
 			break;
 		case CG_DOC_FIGURE:
-			figure(out, b, dir, ++figures);
+			figure(out, d, b, dir, ++figures);
 			break;
 		case CG_DOC_CODE:
 			cg_sink_puts(out, "<pre>");

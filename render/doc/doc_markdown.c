@@ -45,15 +45,15 @@ static void code(cg_sink *out, const char *s)
 }
 
 /* The file a figure shows: its PNG, else its SVG, else its PDF, whichever
- * was written into dir (--formats may leave any of them out); "png" when
+ * was written into dir (--formats may leave any of them out); the PNG when
  * dir is NULL or holds none of them. */
-static const char *figure_ext(const char *dir, const char *name)
+static unsigned figure_file(const cg_doc *d, const char *dir, const char *name)
 {
-	unsigned files = cg_doc_figure_files(dir, name);
+	unsigned files = cg_doc_figure_files(d, dir, name);
 	for (unsigned f = CG_DOC_FILE_PNG; f <= CG_DOC_FILE_PDF; f <<= 1)
 		if (files & f)
-			return cg_doc_file_ext(f);
-	return cg_doc_file_ext(CG_DOC_FILE_PNG);
+			return f;
+	return CG_DOC_FILE_PNG;
 }
 
 /* One line linking the h2s, before the first heading as in report.html.
@@ -120,14 +120,14 @@ void cg_doc_write_markdown_in(const cg_doc *d, cg_sink *out, const char *dir)
 			put_table(out, b);
 			break;
 		case CG_DOC_FIGURE: {
-			const char *ext = figure_ext(dir, b->name);
+			unsigned f = figure_file(d, dir, b->name);
 			/* an image, or for a PDF (which Markdown viewers do not
 			 * show inline) a link */
-			cg_sink_puts(out, strcmp(ext, "pdf") == 0 ? "[" : "![");
+			cg_sink_puts(out, f == CG_DOC_FILE_PDF ? "[" : "![");
 			put_text(out, b->text);
-			cg_sink_puts(out, "](");
-			cg_sink_puts(out, b->name); /* file-name safe by construction */
-			cg_sink_printf(out, ".%s)\n\n", ext);
+			char *file = cg_doc_figure_file(d, b->name, f);
+			cg_sink_printf(out, "](%s)\n\n", file); /* file-name safe by construction */
+			cg_free(file);
 			break;
 		}
 		case CG_DOC_CODE:

@@ -215,6 +215,49 @@ static void report_md_links_the_chart_files_that_were_written(void **state)
 	}
 }
 
+/* --hidpi-names: the PNGs are NAME@2x.png at --scale 2 (144 dpi), the
+ * SVGs keep their names, and report.md and report.html link those files. */
+static void hidpi_names_name_the_pngs_for_their_scale(void **state)
+{
+	const char *out = tu_path("hidpi");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out, "-q", "--no-trace",
+				"--scale", "2", "--hidpi-names", NULL),
+			 0);
+	char path[700];
+	snprintf(path, sizeof path, "%s/timeline.cpu@2x.png", out);
+	unsigned w, h;
+	assert_true(png_size(path, &w, &h));
+	assert_int_equal(w, 3200); /* 1600 x 900 at 2 */
+	assert_int_equal(h, 1800);
+	snprintf(path, sizeof path, "%s/timeline.cpu.png", out);
+	assert_false(tu_exists(path));
+	snprintf(path, sizeof path, "%s/timeline.cpu.svg", out);
+	assert_true(tu_exists(path));
+	size_t with_ext, links = check_links(out, "@2x.png", &with_ext);
+	assert_int_equal(links, NKINDS - 1);
+	assert_int_equal(with_ext, links);
+	snprintf(path, sizeof path, "%s/report.html", out);
+	char *html = tu_read(path, NULL);
+	assert_non_null(html);
+	assert_non_null(strstr(html, "<a href=\"timeline.cpu@2x.png\">PNG</a>"));
+	assert_null(strstr(html, "timeline.cpu.png"));
+	free(html);
+
+	/* at --scale 1 the names are the usual ones; without PNGs the option names nothing */
+	out = tu_path("hidpi1");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out, "-q", "--no-trace",
+				"--hidpi-names", "--formats", "png", NULL),
+			 0);
+	snprintf(path, sizeof path, "%s/timeline.cpu.png", out);
+	assert_true(tu_exists(path));
+	char *err;
+	assert_int_equal(tu_run(NULL, &err, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", tu_path("hidpi2"),
+				"--hidpi-names", "--formats", "svg", NULL),
+			 2);
+	assert_non_null(strstr(err, "cgmem report: --hidpi-names names PNGs, and --formats writes none\n"));
+	free(err);
+}
+
 /* How often needle occurs in d[0..len). */
 static size_t count_bytes(const char *d, size_t len, const char *needle)
 {
@@ -350,6 +393,7 @@ int main(void)
 		cmocka_unit_test(every_chart_is_listed_drawn_or_skipped_with_a_reason),
 		cmocka_unit_test(report_charts_are_well_formed_sized_and_deterministic),
 		cmocka_unit_test(size_scale_and_formats_come_from_the_command_line),
+		cmocka_unit_test(hidpi_names_name_the_pngs_for_their_scale),
 		cmocka_unit_test(report_md_links_the_chart_files_that_were_written),
 		cmocka_unit_test(pdf_charts_are_one_vector_page_with_embedded_fonts),
 		cmocka_unit_test(bad_chart_options_are_usage_errors),

@@ -222,18 +222,31 @@ static void a_long_heading_gives_an_id_of_64_bytes_at_most(void **state)
 
 static void the_files_of_a_figure_are_those_in_the_folder(void **state)
 {
-	assert_int_equal(cg_doc_figure_files(tu_tmpdir(), "chart"), 0);
-	assert_int_equal(cg_doc_figure_files(NULL, "chart"), 0);
+	cg_doc *d = cg_doc_new("t");
+	assert_int_equal(cg_doc_figure_files(d, tu_tmpdir(), "chart"), 0);
+	assert_int_equal(cg_doc_figure_files(d, NULL, "chart"), 0);
 	tu_write("chart.svg", "<svg/>", (size_t)-1);
-	assert_int_equal(cg_doc_figure_files(tu_tmpdir(), "chart"), CG_DOC_FILE_SVG);
+	assert_int_equal(cg_doc_figure_files(d, tu_tmpdir(), "chart"), CG_DOC_FILE_SVG);
 	tu_write("chart.png", "png", (size_t)-1);
 	tu_write("chart.pdf", "pdf", (size_t)-1);
 	tu_write("other.png", "png", (size_t)-1);
-	assert_int_equal(cg_doc_figure_files(tu_tmpdir(), "chart"), CG_DOC_FILE_PNG | CG_DOC_FILE_SVG | CG_DOC_FILE_PDF);
-	assert_int_equal(cg_doc_figure_files(tu_tmpdir(), "other"), CG_DOC_FILE_PNG);
+	assert_int_equal(cg_doc_figure_files(d, tu_tmpdir(), "chart"), CG_DOC_FILE_PNG | CG_DOC_FILE_SVG | CG_DOC_FILE_PDF);
+	assert_int_equal(cg_doc_figure_files(d, tu_tmpdir(), "other"), CG_DOC_FILE_PNG);
 	assert_string_equal(cg_doc_file_ext(CG_DOC_FILE_PNG), "png");
 	assert_string_equal(cg_doc_file_ext(CG_DOC_FILE_SVG), "svg");
 	assert_string_equal(cg_doc_file_ext(CG_DOC_FILE_PDF), "pdf");
+	/* HiDPI names: the PNG is chart@2x.png, the vector files keep their names */
+	cg_doc_set_png_suffix(d, "@2x");
+	assert_int_equal(cg_doc_figure_files(d, tu_tmpdir(), "chart"), CG_DOC_FILE_SVG | CG_DOC_FILE_PDF);
+	tu_write("chart@2x.png", "png", (size_t)-1);
+	assert_int_equal(cg_doc_figure_files(d, tu_tmpdir(), "chart"), CG_DOC_FILE_PNG | CG_DOC_FILE_SVG | CG_DOC_FILE_PDF);
+	char *f = cg_doc_figure_file(d, "chart", CG_DOC_FILE_PNG);
+	assert_string_equal(f, "chart@2x.png");
+	free(f);
+	f = cg_doc_figure_file(d, "chart", CG_DOC_FILE_SVG);
+	assert_string_equal(f, "chart.svg");
+	free(f);
+	cg_doc_free(d);
 }
 
 static int teardown(void **state)
