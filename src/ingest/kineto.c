@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checked.h"
@@ -254,8 +255,52 @@ static int add_meta(cg_timeline *tl, const char *key, const char *value, size_t 
 	return rc;
 }
 
+/* deviceProperties' totalGlobalMem by id, for set_capacities. An entry
+ * without an integral id and size is left out. */
+static void keep_gpus(cg_kineto_events *k, const cJSON *props)
+{
+	const cJSON *dp;
+	cJSON_ArrayForEach(dp, props) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(dp, "id");
+		const cJSON *mem = cJSON_GetObjectItemCaseSensitive(dp, "totalGlobalMem");
+		/* both below 2^53 in any real trace, so exact as doubles */
+		if (!cJSON_IsNumber(id) || !cJSON_IsNumber(mem) || id->valuedouble < 0 || id->valuedouble > 65535 ||
+		    mem->valuedouble <= 0 || mem->valuedouble >= 9007199254740992.0 ||
+		    id->valuedouble != (double)(int64_t)id->valuedouble ||
+		    mem->valuedouble != (double)(uint64_t)mem->valuedouble)
+			continue;
+		k->gpus = cg_realloc(k->gpus, (k->ngpus + 1) * sizeof *k->gpus);
+		k->gpus[k->ngpus++] = (cg_kineto_gpu){(int64_t)id->valuedouble, (uint64_t)mem->valuedouble};
+	}
+}
+
+/* A GPU device's capacity: the deviceProperties entry whose id is its
+ * index ("cuda:1" and "hip:1" are both entry 1: ROCm builds write the
+ * same deviceProperties). */
+static void set_capacities(cg_kineto_events *k)
+{
+	cg_timeline *tl = k->tl;
+	for (uint16_t d = 0; d < tl->ndevices; d++) {
+		const char *name = cg_timeline_str(tl, tl->devices[d].name);
+		const char *p = strncmp(name, "cuda:", 5) == 0 ? name + 5 : strncmp(name, "hip:", 4) == 0 ? name + 4 : NULL;
+		if (!p || *p < '0' || *p > '9')
+			continue;
+		char *end;
+		long long id = strtoll(p, &end, 10);
+		if (*end)
+			continue;
+		for (size_t i = 0; i < k->ngpus; i++) {
+			if (k->gpus[i].id == id) {
+				tl->devices[d].capacity_bytes = k->gpus[i].total_bytes;
+				tl->devices[d].has_capacity = true;
+				break;
+			}
+		}
+	}
+}
+
 /* Small top-level keys become run metadata: scalars as written, and the
- * GPU names from deviceProperties. */
+ * GPU names from deviceProperties (their sizes become device capacities). */
 static int keep_keys(cg_kineto_events *k, const cg_chrome_stream *s, int64_t *base_ns, bool *has_base)
 {
 	*has_base = false;
@@ -280,6 +325,7 @@ static int keep_keys(cg_kineto_events *k, const cg_chrome_stream *s, int64_t *ba
 				if (cJSON_IsString(nm))
 					cJSON_AddItemToArray(names, cJSON_CreateString(nm->valuestring));
 			}
+			keep_gpus(k, j);
 			char *text = cJSON_PrintUnformatted(names);
 			if (text)
 				rc = add_meta(k->tl, "device_names", text, strlen(text), false);
@@ -386,6 +432,8 @@ static int finish(cg_kineto_events *k, cg_chrome_stream *s, cg_reader *r, const 
 	if (rc < 0)
 		return limit_error(k, NULL, err);
 	rc = cg_timeline_finalize(tl, err);
+	if (rc == 0)
+		set_capacities(k);
 	for (uint16_t d = 0; d < tl->ndevices && rc == 0; d++) {
 		rc = set_baseline(k, d, err);
 		if (rc == 0)

@@ -469,4 +469,5 @@ void cg_kineto_events_free(cg_kineto_events *k)
 	cg_free(k->ooms);
 	cg_free(k->raw);
 	cg_free(k->raw_args);
+	cg_free(k->gpus);
 }

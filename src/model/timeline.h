@@ -182,6 +182,10 @@ typedef struct cg_device {
 	 * CG_CAT_BASELINE): known from allocator totals (PyTorch's "Total
 	 * Allocated"). */
 	uint64_t baseline_bytes;
+	/* The device's total memory as the trace states it (PyTorch's
+	 * deviceProperties[].totalGlobalMem), when has_capacity. */
+	uint64_t capacity_bytes;
+	bool has_capacity;
 	/* Live bytes before the first record, by category: the two above. */
 	uint64_t initial_by_cat[CG_CAT_COUNT];
 	uint64_t live_at_end;

@@ -54,10 +54,49 @@ static void the_cli_report_carries_the_trace_facts(void **state)
 	cJSON_Delete(j);
 }
 
+/* Capacity from deviceProperties, matched by id (a ROCm device, hip:1, is
+ * entry 1): 20,000 B, of which the allocator reserves 19,500 at the end,
+ * so the headroom is 500 B and 19,500 >= 95 % of 20,000 is nearly full. */
+static const char capacity_trace[] =
+	"{\"deviceProperties\": [{\"id\": 0, \"name\": \"A\", \"totalGlobalMem\": 10000},"
+	"{\"id\": 1, \"name\": \"B\", \"totalGlobalMem\": 20000}],"
+	"\"traceEvents\": ["
+	MEM(10, 1, 6, 1, 1, 1000, 1000, 19500) ","
+	MEM(15, 1, 0, -1, 5, 8, 8, 0) ","
+	MEM(20, 1, 6, 1, 1, -1000, 0, 19500)
+	"]}";
+
+static void capacity_comes_from_device_properties(void **state)
+{
+	const char *trace = tu_write("capacity.json", capacity_trace, (size_t)-1);
+	char *so, *se;
+	int rc = tu_run(&so, &se, NULL, "summary", "--json", trace, NULL);
+	if (rc != 0)
+		fail_msg("cgmem summary exited %d: %s", rc, se);
+	cJSON *j = cJSON_Parse(so);
+	assert_non_null(j);
+	free(so);
+	free(se);
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "devices", "0", "name", NULL)), "hip:1");
+	assert_int_equal(tu_json_u64(j, "devices", "0", "capacity_bytes", NULL), 20000);
+	assert_true(cJSON_IsNull(tu_json_at(j, "devices", "1", "capacity_bytes", NULL)));
+	assert_int_equal(tu_json_u64(j, "devices", "0", "checkpoints", "nearest_peak", "capacity_bytes", NULL), 20000);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "checkpoints", "nearest_peak", "headroom_bytes", NULL), 500);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "end", "checkpoint", "headroom_bytes", NULL), 500);
+	assert_true(cJSON_IsTrue(tu_json_at(j, "devices", "0", "end", "nearly_full", NULL)));
+	const char *verdict = cJSON_GetStringValue(tu_json_at(j, "devices", "0", "end", "verdict", NULL));
+	assert_non_null(verdict);
+	assert_non_null(strstr(verdict, "The last checkpoint shows hip:1 nearly full."));
+	assert_non_null(strstr(verdict, "with 19.04 KiB of 19.53 KiB reserved"));
+	cJSON_Delete(j);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_cli_report_carries_the_trace_facts),
+		cmocka_unit_test(capacity_comes_from_device_properties),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
