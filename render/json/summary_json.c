@@ -87,6 +87,16 @@ static void write_run(cg_jw *w, const cg_timeline *tl)
 			cg_jw_raw(w, v, strlen(v));
 	}
 	cg_jw_end(w);
+	cg_jw_key(w, "rank");
+	if (tl->source.has_rank)
+		cg_jw_i64(w, tl->source.rank);
+	else
+		cg_jw_null(w);
+	cg_jw_key(w, "world_size");
+	if (tl->source.has_world_size)
+		cg_jw_i64(w, tl->source.world_size);
+	else
+		cg_jw_null(w);
 	cg_jw_end(w);
 }
 

@@ -299,8 +299,61 @@ static void set_capacities(cg_kineto_events *k)
 	}
 }
 
-/* Small top-level keys become run metadata: scalars as written, and the
- * GPU names from deviceProperties (their sizes become device capacities). */
+/* JSON text without the whitespace between tokens, in place (strings and
+ * numbers kept byte for byte, where cJSON's printer would round a large
+ * integer through a double). Returns the new length. */
+static size_t compact_json(char *s, size_t n)
+{
+	size_t o = 0;
+	bool in_string = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (in_string) {
+			s[o++] = c;
+			if (c == '\\' && i + 1 < n)
+				s[o++] = s[++i];
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+			s[o++] = c;
+		} else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+			s[o++] = c;
+		}
+	}
+	return o;
+}
+
+/* An object kept whole (distributedInfo, metadata): its JSON text. */
+static int add_meta_object(cg_timeline *tl, const cg_chrome_key *key)
+{
+	char *text = cg_strndup(key->value, key->value_len);
+	size_t n = compact_json(text, key->value_len);
+	int rc = add_meta(tl, key->name, text, n, false);
+	cg_free(text);
+	return rc;
+}
+
+/* distributedInfo's rank and world_size, when integers. */
+static void keep_rank(cg_kineto_events *k, const cJSON *info)
+{
+	cg_source *src = &k->tl->source;
+	const cJSON *rank = cJSON_GetObjectItemCaseSensitive(info, "rank");
+	const cJSON *size = cJSON_GetObjectItemCaseSensitive(info, "world_size");
+	if (cJSON_IsNumber(rank) && rank->valuedouble >= 0 && rank->valuedouble < 1e15 &&
+	    rank->valuedouble == (double)(int64_t)rank->valuedouble) {
+		src->has_rank = true;
+		src->rank = (int64_t)rank->valuedouble;
+	}
+	if (cJSON_IsNumber(size) && size->valuedouble >= 1 && size->valuedouble < 1e15 &&
+	    size->valuedouble == (double)(int64_t)size->valuedouble) {
+		src->has_world_size = true;
+		src->world_size = (int64_t)size->valuedouble;
+	}
+}
+
+/* Small top-level keys become run metadata: scalars as written, the
+ * distributedInfo and metadata objects as JSON text, and the GPU names from deviceProperties (their sizes become device capacities). */
 static int keep_keys(cg_kineto_events *k, const cg_chrome_stream *s, int64_t *base_ns, bool *has_base)
 {
 	*has_base = false;
@@ -317,6 +370,11 @@ static int keep_keys(cg_kineto_events *k, const cg_chrome_stream *s, int64_t *ba
 			if (strcmp(key->name, "baseTimeNanoseconds") == 0 &&
 			    cg_json_int(key->value, key->value_len, base_ns) == 0)
 				*has_base = true;
+		} else if (cJSON_IsObject(j) && (strcmp(key->name, "distributedInfo") == 0 ||
+						  strcmp(key->name, "metadata") == 0)) {
+			rc = add_meta_object(k->tl, key);
+			if (strcmp(key->name, "distributedInfo") == 0)
+				keep_rank(k, j);
 		} else if (cJSON_IsArray(j) && strcmp(key->name, "deviceProperties") == 0) {
 			cJSON *names = cJSON_CreateArray();
 			const cJSON *dp;

@@ -273,6 +273,10 @@ typedef struct cg_source {
 	char *time_origin;
 	bool categories_known;	/* false for formats that do not record categories */
 	bool pairing_known;	/* false when frees could not be matched to allocations */
+	/* This process's place in a distributed run (PyTorch's
+	 * distributedInfo.rank and world_size), when has_rank / has_world_size. */
+	bool has_rank, has_world_size;
+	int64_t rank, world_size;
 	cg_diag *diags;		/* the first CG_MAX_DIAGS, in the order found */
 	size_t ndiags, diags_cap;
 } cg_source;

@@ -84,10 +84,42 @@ static void capacity_comes_from_device_properties(void **state)
 	assert_int_equal(tu_json_u64(j, "devices", "0", "checkpoints", "nearest_peak", "headroom_bytes", NULL), 500);
 	assert_int_equal(tu_json_u64(j, "devices", "0", "end", "checkpoint", "headroom_bytes", NULL), 500);
 	assert_true(cJSON_IsTrue(tu_json_at(j, "devices", "0", "end", "nearly_full", NULL)));
+	assert_true(cJSON_IsNull(tu_json_at(j, "run", "rank", NULL)));
+	assert_true(cJSON_IsNull(tu_json_at(j, "run", "world_size", NULL)));
 	const char *verdict = cJSON_GetStringValue(tu_json_at(j, "devices", "0", "end", "verdict", NULL));
 	assert_non_null(verdict);
 	assert_non_null(strstr(verdict, "The last checkpoint shows hip:1 nearly full."));
 	assert_non_null(strstr(verdict, "with 19.04 KiB of 19.53 KiB reserved"));
+	cJSON_Delete(j);
+	(void)state;
+}
+
+/* distributedInfo and metadata kept whole, pretty-printed as Kineto writes
+ * them; rank and world size first-class. The large integer must stay as
+ * written (a double would print 12345678901234567000). */
+static const char rank_trace[] =
+	"{\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 3, \"world_size\": 8,\n"
+	"    \"pg_config\": [{\"pg_name\": \"0\", \"ranks\": [0, 1]}]},\n"
+	"  \"metadata\": {\"harness\": {\"id\": 12345678901234567890, \"note\": \"a \\\" b\"}},\n"
+	"  \"traceEvents\": [" MEM(10, 1, 1, 0, 1, 1000, 1000, 2048) "]}";
+
+static void rank_and_metadata_are_kept(void **state)
+{
+	const char *trace = tu_write("rank.json", rank_trace, (size_t)-1);
+	char *so, *se;
+	int rc = tu_run(&so, &se, NULL, "summary", "--json", trace, NULL);
+	if (rc != 0)
+		fail_msg("cgmem summary exited %d: %s", rc, se);
+	assert_non_null(strstr(so, "{\"harness\":{\"id\":12345678901234567890,\"note\":\"a \\\" b\"}}"));
+	cJSON *j = cJSON_Parse(so);
+	assert_non_null(j);
+	free(so);
+	free(se);
+	assert_int_equal(tu_json_u64(j, "run", "rank", NULL), 3);
+	assert_int_equal(tu_json_u64(j, "run", "world_size", NULL), 8);
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "run", "meta", "distributedInfo", "backend", NULL)), "nccl");
+	assert_int_equal(tu_json_u64(j, "run", "meta", "distributedInfo", "pg_config", "0", "ranks", "1", NULL), 1);
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "run", "meta", "metadata", "harness", "note", NULL)), "a \" b");
 	cJSON_Delete(j);
 	(void)state;
 }
@@ -97,6 +129,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_cli_report_carries_the_trace_facts),
 		cmocka_unit_test(capacity_comes_from_device_properties),
+		cmocka_unit_test(rank_and_metadata_are_kept),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
