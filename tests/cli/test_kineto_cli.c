@@ -124,12 +124,52 @@ static void rank_and_metadata_are_kept(void **state)
 	(void)state;
 }
 
+/* A block from before profiling (Addr 9, 300 B) freed after the peak: the
+ * first Total Allocated, 1,500, less the 1,000 B block and those 300 B,
+ * leaves a baseline of 200 B. At the peak (1,500 B at ts 10) 500 B are
+ * before profiling (200 + 300) and 1,000 unknown; before the change the
+ * 300 B counted as unknown. */
+static const char before_trace[] =
+	"{\"traceEvents\": ["
+	MEM(10, 1, 1, 0, 1, 1000, 1500, 4096) ","
+	MEM(20, 1, 1, 0, 1, -1000, 500, 4096) ","
+	MEM(30, 1, 1, 0, 9, -300, 200, 4096)
+	"]}";
+
+static void blocks_from_before_profiling_are_before_profiling(void **state)
+{
+	const char *trace = tu_write("before.json", before_trace, (size_t)-1);
+	char *so, *se;
+	int rc = tu_run(&so, &se, NULL, "summary", "--json", trace, NULL);
+	if (rc != 0)
+		fail_msg("cgmem summary exited %d: %s", rc, se);
+	cJSON *j = cJSON_Parse(so);
+	assert_non_null(j);
+	free(so);
+	free(se);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "baseline_bytes", NULL), 200);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "before_trace_bytes", NULL), 300);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "peak", "bytes", NULL), 1500);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "at_peak", "by_category", "before_profiling", "bytes", NULL), 500);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "at_peak", "by_category", "unknown", "bytes", NULL), 1000);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "at_peak", "by_phase", "none", "by_category", "before_profiling", NULL),
+			 500);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "over_time", "by_category", "before_profiling", "max_bytes", NULL),
+			 500);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "over_time", "by_category", "unknown", "max_bytes", NULL), 1000);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "end", "by_category", "before_profiling", "bytes", NULL), 200);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "end", "by_category", "unknown", "bytes", NULL), 0);
+	cJSON_Delete(j);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_cli_report_carries_the_trace_facts),
 		cmocka_unit_test(capacity_comes_from_device_properties),
 		cmocka_unit_test(rank_and_metadata_are_kept),
+		cmocka_unit_test(blocks_from_before_profiling_are_before_profiling),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
