@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "ingest.h"
 #include "kineto.h"
 #include "xalloc.h"
 
@@ -604,9 +605,60 @@ static void parsing_memory_is_bounded_by_the_largest_event_not_the_file(void **s
 	assert_true(most < (size_t)12 << 20);
 }
 
+/* PyTorch ~1.9 writes "cat": "Operator" for aten ops and record_function
+ * ranges alike: a memory event's op is the innermost aten-level operator,
+ * none when only ranges are around it. */
+static void ranges_are_never_ops(void **state)
+{
+	cg_timeline *tl = ingest("{\"traceEvents\": ["
+		X("Operator", "ProfilerStep#1", "1", 0, 100) ","
+		X("Operator", "aten::add", "1", 10, 5) ","
+		X("Operator", "Optimizer.step#SGD.step", "1", 50, 20) ","
+		X("Operator", "AddmmBackward", "1", 30, 10) ","
+		X("Operator", "aten::mm", "1", 32, 4) ","
+		X("Operator", "## forward ##", "1", 80, 10) ","
+		OLDMEM(12, 1, 0, 100) "," /* in aten::add */
+		OLDMEM(20, 1, 0, -100) "," /* directly in ProfilerStep#1 */
+		OLDMEM(33, 1, 0, 8) "," /* in aten::mm inside AddmmBackward */
+		OLDMEM(38, 1, 0, -8) "," /* in AddmmBackward alone */
+		OLDMEM(60, 1, 0, 4) "," /* in Optimizer.step#SGD.step */
+		OLDMEM(85, 1, 0, -4) /* in ## forward ## */
+		"]}");
+	static const char *const want[] = {"aten::add", "", "aten::mm", "", "", ""};
+	assert_int_equal(tl->nmem, 6);
+	for (size_t i = 0; i < tl->nmem; i++)
+		assert_string_equal(cg_timeline_str(tl, tl->mem[i].op), want[i]);
+	cg_timeline_free(tl);
+	(void)state;
+}
+
+/* The real 2021 trace: no memory event's op is a ProfilerStep# or
+ * Optimizer.step# range (a third of them were before). */
+static void resnet50_ops_are_operators(void **state)
+{
+	cg_timeline *tl;
+	cg_error err = {0};
+	assert_int_equal(cg_ingest(&tl, tu_sample("external/kineto_resnet50_num_workers_0.worker0.1623143089861.pt.trace.json.gz"),
+				   NULL, &err), 0);
+	size_t with_op = 0;
+	for (size_t i = 0; i < tl->nmem; i++) {
+		const char *op = cg_timeline_str(tl, tl->mem[i].op);
+		if (strncmp(op, "ProfilerStep#", 13) == 0 || strncmp(op, "Optimizer.", 10) == 0)
+			fail_msg("memory event %zu (event %u): op %s", i, tl->mem[i].line, op);
+		with_op += op[0] != 0;
+	}
+	/* about 43 % lie inside an aten op (every fifth event, read
+	 * independently); the rest only under ranges or outside every span */
+	assert_true(with_op > tl->nmem / 3);
+	cg_timeline_free(tl);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ranges_are_never_ops),
+		cmocka_unit_test(resnet50_ops_are_operators),
 		cmocka_unit_test(the_oracle_selftest_gives_the_oracles_figures),
 		cmocka_unit_test(threads_written_out_of_order_are_replayed_in_time_order),
 		cmocka_unit_test(string_tids_join_memory_to_the_operators_around_it),
