@@ -116,6 +116,81 @@ static int add_memory(cg_kineto_events *k, const cg_str *span_of, const cg_str *
 	return 0;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool is_profiler_step(const cg_str name, const cg_timeline *tl)
+{
+	const char *s = cg_timeline_str(tl, name);
+	if (strncmp(s, "ProfilerStep#", 13) != 0 || !s[13])
+		return false;
+	for (s += 13; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* PyTorch records no forward range: forward is what a step does before
+ * its first backward work (docs/pytorch-traces.md, "Spans and phases").
+ * A step is a ProfilerStep#N range or, in a trace without them, a root
+ * range; its first backward work is the earliest start of a backward-phase
+ * span (autograd::engine::evaluate_function, on any thread) inside its
+ * window. Below the step, each span without a phase of its own that ends
+ * by then becomes forward (its children inherit it); one that straddles
+ * that moment (a Python frame around the whole iteration) stays without a
+ * phase, and the rule goes on below it. */
+static void forward_before_backward(cg_kineto_events *k)
+{
+	int64_t *bwd = cg_malloc((k->nnest ? k->nnest : 1) * sizeof *bwd);
+	size_t nb = 0;
+	bool any_step = false;
+	for (size_t i = 0; i < k->nnest; i++) {
+		const cg_kineto_span *sp = &k->spans[k->nest[i].payload];
+		if (sp->step == CG_PHASE_BACKWARD)
+			bwd[nb++] = k->nest[i].start;
+		any_step |= is_profiler_step(sp->name, k->tl);
+	}
+	qsort(bwd, nb, sizeof *bwd, cmp_i64);
+	/* first[i]: the first backward start of the step at or above span i
+	 * that the rule still applies to; INT64_MIN: none */
+	int64_t *first = cg_malloc((k->nnest ? k->nnest : 1) * sizeof *first);
+	for (size_t i = 0; i < k->nnest; i++) {
+		const cg_nest_span *ns = &k->nest[i];
+		first[i] = INT64_MIN;
+		bool step = any_step ? is_profiler_step(k->spans[ns->payload].name, k->tl) : ns->parent == UINT32_MAX;
+		if (!step || k->spans[ns->payload].step != CG_PHASE_NONE || nb == 0)
+			continue;
+		size_t lo = 0, hi = nb;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (bwd[mid] < ns->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nb && bwd[lo] <= ns->end)
+			first[i] = bwd[lo];
+	}
+	/* parents come before their children */
+	for (size_t i = 0; i < k->nnest; i++) {
+		const cg_nest_span *ns = &k->nest[i];
+		cg_kineto_span *sp = &k->spans[ns->payload];
+		if (ns->parent == UINT32_MAX || first[ns->parent] == INT64_MIN || sp->step != CG_PHASE_NONE ||
+		    first[i] != INT64_MIN)
+			continue;
+		int64_t b = first[ns->parent];
+		if (ns->end <= b)
+			sp->step = CG_PHASE_FORWARD;
+		else if (ns->start < b)
+			first[i] = b;
+	}
+	cg_free(first);
+	cg_free(bwd);
+}
+
 /* Spans nested per thread; each memory event takes the innermost span
  * around it on its own thread. */
 static int build(cg_kineto_events *k)
@@ -125,6 +200,7 @@ static int build(cg_kineto_events *k)
 		pts[i] = (cg_nest_point){k->mem[i].ts, k->mem[i].thread, k->mem[i].ordinal, (uint32_t)i, 0};
 	cg_nest_counts nc;
 	cg_nest_build(k->nest, k->nnest, pts, k->nmem, &nc);
+	forward_before_backward(k);
 	if (nc.clipped || nc.reparented)
 		cg_diag_add(k->tl, CG_DIAG_WARNING, 0,
 			    "%" PRIu64 " complete events overlapped the end of the event they began in: %" PRIu64

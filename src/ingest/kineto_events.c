@@ -82,6 +82,17 @@ cg_phase cg_kineto_phase(const char *name, size_t n)
  * Optimizer.step#SGD.step, enumerate(DataLoader)#...), "## name ##",
  * "nn.Module: X", autograd's "autograd::engine::evaluate_function: X" and
  * its nodes ("AddmmBackward", "ReluBackward0"). */
+static bool autograd_node(const char *name, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		if (name[i] == ':' && name[i + 1] == ':')
+			return false;
+	size_t d = n;
+	while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+		d--;
+	return d > 8 && memcmp(name + d - 8, "Backward", 8) == 0;
+}
+
 static bool range_not_op(const char *name, size_t n)
 {
 	bool ns = false;
@@ -91,12 +102,7 @@ static bool range_not_op(const char *name, size_t n)
 		return true;
 	if (ns)
 		return false;
-	if (memchr(name, '#', n))
-		return true;
-	size_t d = n;
-	while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
-		d--;
-	return d > 8 && memcmp(name + d - 8, "Backward", 8) == 0;
+	return memchr(name, '#', n) || autograd_node(name, n);
 }
 
 /* Complete events that are not CPU-side ranges: device activity and the
@@ -407,6 +413,10 @@ static int span_event(cg_kineto_events *k, const fields *f, uint32_t ordinal, cg
 	else if (starts_with(name, n, "nn.Module: "))
 		sp.kind = CG_SPAN_MODULE;
 	sp.step = (uint8_t)cg_kineto_phase(name, n);
+	/* PyTorch ~1.9 has no evaluate_function ranges: its autograd nodes
+	 * ("CudnnConvolutionBackward") run on autograd's thread as operators */
+	if (sp.step == CG_PHASE_NONE && ieq(cat, strlen(cat), "operator") && autograd_node(name, n))
+		sp.step = CG_PHASE_BACKWARD;
 
 	cg_nest_span ns = {0};
 	ns.start = start;
