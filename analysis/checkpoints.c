@@ -3,7 +3,7 @@
 #include "checked.h"
 #include "xalloc.h"
 
-static void fill(cg_checkpoint *c, const cg_devmem *dm, uint32_t index, uint64_t live)
+static void fill(cg_checkpoint *c, const cg_devmem *dm, const cg_device *dev, uint32_t index, uint64_t live)
 {
 	*c = (cg_checkpoint){.devmem = index, .t_ns = dm->t_ns, .live_bytes = live,
 			     .has_used = dm->has_used, .has_reserved = dm->has_reserved};
@@ -11,6 +11,17 @@ static void fill(cg_checkpoint *c, const cg_devmem *dm, uint32_t index, uint64_t
 		c->used_bytes = dm->used_bytes;
 		c->free_bytes = dm->free_bytes;
 		c->has_capacity = cg_add_u64(dm->used_bytes, dm->free_bytes, &c->capacity_bytes);
+		c->has_headroom = c->has_capacity;
+	} else if (dev->has_capacity) {
+		/* PyTorch traces: the device's size, and the allocator's
+		 * reserved bytes as what is in use; the headroom is what it
+		 * could still reserve (none when it holds it all). */
+		c->has_capacity = true;
+		c->capacity_bytes = dev->capacity_bytes;
+		if (dm->has_reserved) {
+			c->has_headroom = true;
+			c->free_bytes = dm->reserved_bytes < dev->capacity_bytes ? dev->capacity_bytes - dm->reserved_bytes : 0;
+		}
 	}
 	if (dm->has_reserved) {
 		c->reserved_bytes = dm->reserved_bytes;
@@ -50,7 +61,7 @@ static void device_checkpoints(const cg_timeline *tl, uint32_t d, size_t first, 
 			live = cg_timeline_live_after(tl, dev->mem_first + j++, live);
 		}
 		cg_checkpoint *c = &o->list[k];
-		fill(c, dm, (uint32_t)(first + k), live);
+		fill(c, dm, dev, (uint32_t)(first + k), live);
 		if (c->has_fragmentation &&
 		    (o->max_fragmentation == CG_NONE || c->fragmentation > o->list[o->max_fragmentation].fragmentation))
 			o->max_fragmentation = k;

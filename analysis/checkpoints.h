@@ -5,8 +5,9 @@
  * and the checkpoint nearest the peak.
  *
  * PyTorch profiler checkpoints carry only reserved bytes (has_used false):
- * capacity, headroom and outside-allocator figures are then unknown, and
- * fragmentation still works.
+ * the outside-allocator figure is then unknown; capacity is the device's
+ * (deviceProperties) when the trace states it, and headroom capacity -
+ * reserved; fragmentation still works.
  *
  *     cg_checkpoints_result *cp;
  *     cg_checkpoints_run(&cp, tl, peak_t_ns, &err);   // peak_t_ns[d] per device
@@ -28,10 +29,11 @@ typedef struct cg_checkpoint {
 	uint64_t live_bytes;	  /* the timeline's live bytes after its records up to t_ns */
 	bool has_used;		  /* used_bytes and free_bytes recorded */
 	bool has_reserved;	  /* reserved_bytes recorded */
-	bool has_capacity;	  /* has_used and used + free fits in 64 bits */
+	bool has_capacity;	  /* has_used and used + free fits in 64 bits, or the device's capacity known */
+	bool has_headroom;	  /* free_bytes is known */
 	uint64_t used_bytes;
-	uint64_t free_bytes;	  /* the headroom: capacity - used */
-	uint64_t capacity_bytes;  /* used + free */
+	uint64_t free_bytes;	  /* the headroom: capacity - used, or without used capacity - reserved */
+	uint64_t capacity_bytes;  /* used + free, or the device's capacity (cg_device.capacity_bytes) */
 	uint64_t reserved_bytes;
 	bool has_fragmentation;	  /* has_reserved and reserved > 0 */
 	double fragmentation;	  /* (reserved - live) / reserved; below 0 when live exceeds reserved */

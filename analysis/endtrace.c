@@ -155,6 +155,26 @@ static void say_reason(text *t, const cg_timeline *tl, uint32_t d, const cg_endt
 		say(t, "The last checkpoint shows %s nearly full. ", dev);
 }
 
+/* What a checkpoint says is in use of the device's capacity: its used
+ * bytes of used + free, or where only the allocator's reserved bytes are
+ * known (PyTorch traces), those of the device's stated capacity. */
+static bool checkpoint_use(const cg_timeline *tl, const cg_devmem *c, uint64_t *used, uint64_t *cap, const char **what)
+{
+	const cg_device *dev = &tl->devices[c->device];
+	if (c->has_used) {
+		*used = c->used_bytes;
+		*what = "used";
+		return !__builtin_add_overflow(c->used_bytes, c->free_bytes, cap);
+	}
+	if (c->has_reserved && dev->has_capacity) {
+		*used = c->reserved_bytes;
+		*cap = dev->capacity_bytes;
+		*what = "reserved";
+		return true;
+	}
+	return false;
+}
+
 static void say_where(text *t, const cg_timeline *tl, const cg_endtrace_input *in, const cg_endtrace_device *o)
 {
 	char a[32], b[32];
@@ -168,13 +188,10 @@ static void say_where(text *t, const cg_timeline *tl, const cg_endtrace_input *i
 	} else if (o->span != CG_NONE) {
 		say(t, ", in %s", cg_timeline_str(tl, tl->spans[o->span].name));
 	}
-	if (o->checkpoint != CG_NONE && tl->devmem[o->checkpoint].has_used) {
-		const cg_devmem *c = &tl->devmem[o->checkpoint];
-		uint64_t cap;
-		if (!__builtin_add_overflow(c->used_bytes, c->free_bytes, &cap))
-			say(t, ", with %s of %s used", cg_fmt_bytes(a, sizeof a, c->used_bytes),
-			    cg_fmt_bytes(b, sizeof b, cap));
-	}
+	uint64_t used, cap;
+	const char *what;
+	if (o->checkpoint != CG_NONE && checkpoint_use(tl, &tl->devmem[o->checkpoint], &used, &cap, &what))
+		say(t, ", with %s of %s %s", cg_fmt_bytes(a, sizeof a, used), cg_fmt_bytes(b, sizeof b, cap), what);
 }
 
 static void say_holders(text *t, const cg_timeline *tl, uint32_t d, const cg_endtrace_input *in,
@@ -224,11 +241,10 @@ static void device_end(const cg_timeline *tl, const cg_endtrace_input *in, uint3
 	/* after the last record nothing changes, so any later checkpoint still
 	 * describes the end; an OOM is described by the checkpoints before it */
 	o->checkpoint = last_checkpoint(tl, d, devmem_first, o->kind == CG_END_OUT_OF_MEMORY ? o->t_ns : UINT64_MAX);
-	if (o->checkpoint != CG_NONE && tl->devmem[o->checkpoint].has_used) {
-		const cg_devmem *c = &tl->devmem[o->checkpoint];
-		double cap = (double)c->used_bytes + (double)c->free_bytes;
-		o->nearly_full = cap > 0 && (double)c->used_bytes >= CG_NEARLY_FULL * cap;
-	}
+	uint64_t used, cap;
+	const char *what;
+	if (o->checkpoint != CG_NONE && checkpoint_use(tl, &tl->devmem[o->checkpoint], &used, &cap, &what))
+		o->nearly_full = cap > 0 && (double)used >= CG_NEARLY_FULL * (double)cap;
 	locate(tl, in, o);
 	list_last_allocs(tl, dev, in->last_n, o);
 	if (!(o->oom != CG_NONE || tl->source.truncated || o->nearly_full) || o->kind == CG_END_NO_RECORDS)

@@ -131,6 +131,46 @@ static void fill_step_of_span(const cg_timeline *tl, uint32_t *step_of)
 	cg_free(path);
 }
 
+/* torch.profiler's own step ranges: "ProfilerStep#" and a number. */
+static bool profiler_step(const cg_timeline *tl, uint32_t i)
+{
+	static const char prefix[] = "ProfilerStep#";
+	const size_t k = sizeof prefix - 1;
+	const char *name = cg_timeline_str(tl, tl->spans[i].name);
+	size_t len = cg_strtab_len(tl->strings, tl->spans[i].name);
+	return len > k && memcmp(name, prefix, k) == 0 && cg_steps_prefix_len(name, len) == k;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const candidate *x = a, *y = b;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->span < y->span ? -1 : x->span > y->span;
+}
+
+/* The outermost ProfilerStep#N ranges, in time order: torch.profiler
+ * opens one per prof.step(), so they are the steps however many there are
+ * and whatever is below them (PyTorch records no forward range). */
+static size_t profiler_steps(const cg_timeline *tl, candidate *c)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < tl->nspans; i++) {
+		if (!profiler_step(tl, (uint32_t)i))
+			continue;
+		bool outermost = true;
+		for (uint32_t p = tl->spans[i].parent; p != CG_NONE && outermost; p = tl->spans[p].parent)
+			outermost = !profiler_step(tl, p);
+		if (!outermost)
+			continue;
+		const cg_span *s = &tl->spans[i];
+		const char *name = cg_timeline_str(tl, s->name);
+		c[n++] = (candidate){name, sizeof "ProfilerStep#" - 1, s->start_ns, s->depth, (uint32_t)i};
+	}
+	qsort(c, n, sizeof *c, cmp_start);
+	return n;
+}
+
 int cg_steps_run(cg_steps_result **out, const cg_timeline *tl, cg_error *err)
 {
 	(void)err;
@@ -142,8 +182,10 @@ int cg_steps_run(cg_steps_result **out, const cg_timeline *tl, cg_error *err)
 
 	uint8_t *bits = phases_inside(tl);
 	candidate *c = cg_malloc((tl->nspans ? tl->nspans : 1) * sizeof *c);
-	size_t n = 0;
-	for (size_t i = 0; i < tl->nspans; i++) {
+	size_t n = profiler_steps(tl, c);
+	group g = {0, n, 0, 0, 0};
+	bool found = n > 0;
+	for (size_t i = 0; i < tl->nspans && !found; i++) {
 		const cg_span *s = &tl->spans[i];
 		if (s->phase != CG_PHASE_NONE || !(bits[i] & (1u << CG_PHASE_FORWARD)))
 			continue;
@@ -151,8 +193,9 @@ int cg_steps_run(cg_steps_result **out, const cg_timeline *tl, cg_error *err)
 		size_t len = cg_strtab_len(tl->strings, s->name);
 		c[n++] = (candidate){name, cg_steps_prefix_len(name, len), s->start_ns, s->depth, (uint32_t)i};
 	}
-	group g;
-	if (choose(c, n, bits, &g)) {
+	if (!found)
+		found = choose(c, n, bits, &g);
+	if (found) {
 		/* The sort put each group's members in time order. */
 		r->nsteps = (uint32_t)g.count;
 		r->steps = cg_malloc(g.count * sizeof *r->steps);

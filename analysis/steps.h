@@ -2,7 +2,9 @@
  * ("train_step#0", "train_step#1", ...) and gives every span the step it
  * belongs to. Devices do not matter here: steps are spans.
  *
- * The rule (docs/analysis.md, "Steps"): a candidate is a span without a
+ * The rule (docs/analysis.md, "Steps"): torch.profiler's "ProfilerStep#N"
+ * ranges, when the run has any, are the steps (the outermost ones, in time
+ * order, however many). Otherwise a candidate is a span without a
  * phase of its own that contains a forward-phase span. Candidates are
  * grouped by depth and name prefix (the name without its trailing digits);
  * a group with at least two members repeats. The steps are the repeating

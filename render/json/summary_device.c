@@ -309,7 +309,7 @@ static void write_checkpoints(cg_jw *w, const cg_analysis *a, uint32_t d)
 		cg_jw_object(w);
 		cg_jw_kv_u64(w, "time_ns", p->t_ns);
 		kv_double_or_null(w, "fragmentation", p->has_fragmentation, p->fragmentation);
-		kv_u64_or_null(w, "headroom_bytes", p->has_used, p->free_bytes);
+		kv_u64_or_null(w, "headroom_bytes", p->has_headroom, p->free_bytes);
 		kv_u64_or_null(w, "capacity_bytes", p->has_capacity, p->capacity_bytes);
 		cg_jw_end(w);
 	}
@@ -495,14 +495,23 @@ static void write_end_checkpoint(cg_jw *w, const cg_timeline *tl, uint32_t i)
 		return;
 	}
 	const cg_devmem *c = &tl->devmem[i];
-	uint64_t cap = 0;
+	const cg_device *dev = &tl->devices[c->device];
+	uint64_t cap = 0, headroom = c->free_bytes;
 	bool has_cap = c->has_used && !__builtin_add_overflow(c->used_bytes, c->free_bytes, &cap);
+	bool has_headroom = c->has_used;
+	if (!c->has_used && dev->has_capacity) {
+		/* only the allocator's reserved bytes known: see checkpoints.h */
+		has_cap = true;
+		cap = dev->capacity_bytes;
+		has_headroom = c->has_reserved;
+		headroom = c->reserved_bytes < cap ? cap - c->reserved_bytes : 0;
+	}
 	cg_jw_object(w);
 	cg_jw_kv_u64(w, "time_ns", c->t_ns);
 	cg_jw_kv_u64(w, "line", c->line);
 	kv_u64_or_null(w, "used_bytes", c->has_used, c->used_bytes);
 	kv_u64_or_null(w, "capacity_bytes", has_cap, cap);
-	kv_u64_or_null(w, "headroom_bytes", c->has_used, c->free_bytes);
+	kv_u64_or_null(w, "headroom_bytes", has_headroom, headroom);
 	kv_u64_or_null(w, "reserved_bytes", c->has_reserved, c->reserved_bytes);
 	cg_jw_end(w);
 }

@@ -87,6 +87,16 @@ static void write_run(cg_jw *w, const cg_timeline *tl)
 			cg_jw_raw(w, v, strlen(v));
 	}
 	cg_jw_end(w);
+	cg_jw_key(w, "rank");
+	if (tl->source.has_rank)
+		cg_jw_i64(w, tl->source.rank);
+	else
+		cg_jw_null(w);
+	cg_jw_key(w, "world_size");
+	if (tl->source.has_world_size)
+		cg_jw_i64(w, tl->source.world_size);
+	else
+		cg_jw_null(w);
 	cg_jw_end(w);
 }
 
@@ -191,6 +201,11 @@ static void write_devices(cg_jw *w, const cg_analysis *a)
 		cg_jw_kv_u64(w, "before_trace_bytes", dev->preexisting_bytes);
 		cg_jw_kv_u64(w, "before_trace_allocations", dev->preexisting_count);
 		cg_jw_kv_u64(w, "baseline_bytes", dev->baseline_bytes);
+		cg_jw_key(w, "capacity_bytes");
+		if (dev->has_capacity)
+			cg_jw_u64(w, dev->capacity_bytes);
+		else
+			cg_jw_null(w);
 		cg_jw_key(w, "peak");
 		cg_jw_object(w);
 		cg_jw_kv_u64(w, "bytes", p->peak_bytes);

@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checked.h"
@@ -115,6 +116,81 @@ static int add_memory(cg_kineto_events *k, const cg_str *span_of, const cg_str *
 	return 0;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool is_profiler_step(const cg_str name, const cg_timeline *tl)
+{
+	const char *s = cg_timeline_str(tl, name);
+	if (strncmp(s, "ProfilerStep#", 13) != 0 || !s[13])
+		return false;
+	for (s += 13; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* PyTorch records no forward range: forward is what a step does before
+ * its first backward work (docs/pytorch-traces.md, "Spans and phases").
+ * A step is a ProfilerStep#N range or, in a trace without them, a root
+ * range; its first backward work is the earliest start of a backward-phase
+ * span (autograd::engine::evaluate_function, on any thread) inside its
+ * window. Below the step, each span without a phase of its own that ends
+ * by then becomes forward (its children inherit it); one that straddles
+ * that moment (a Python frame around the whole iteration) stays without a
+ * phase, and the rule goes on below it. */
+static void forward_before_backward(cg_kineto_events *k)
+{
+	int64_t *bwd = cg_malloc((k->nnest ? k->nnest : 1) * sizeof *bwd);
+	size_t nb = 0;
+	bool any_step = false;
+	for (size_t i = 0; i < k->nnest; i++) {
+		const cg_kineto_span *sp = &k->spans[k->nest[i].payload];
+		if (sp->step == CG_PHASE_BACKWARD)
+			bwd[nb++] = k->nest[i].start;
+		any_step |= is_profiler_step(sp->name, k->tl);
+	}
+	qsort(bwd, nb, sizeof *bwd, cmp_i64);
+	/* first[i]: the first backward start of the step at or above span i
+	 * that the rule still applies to; INT64_MIN: none */
+	int64_t *first = cg_malloc((k->nnest ? k->nnest : 1) * sizeof *first);
+	for (size_t i = 0; i < k->nnest; i++) {
+		const cg_nest_span *ns = &k->nest[i];
+		first[i] = INT64_MIN;
+		bool step = any_step ? is_profiler_step(k->spans[ns->payload].name, k->tl) : ns->parent == UINT32_MAX;
+		if (!step || k->spans[ns->payload].step != CG_PHASE_NONE || nb == 0)
+			continue;
+		size_t lo = 0, hi = nb;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (bwd[mid] < ns->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nb && bwd[lo] <= ns->end)
+			first[i] = bwd[lo];
+	}
+	/* parents come before their children */
+	for (size_t i = 0; i < k->nnest; i++) {
+		const cg_nest_span *ns = &k->nest[i];
+		cg_kineto_span *sp = &k->spans[ns->payload];
+		if (ns->parent == UINT32_MAX || first[ns->parent] == INT64_MIN || sp->step != CG_PHASE_NONE ||
+		    first[i] != INT64_MIN)
+			continue;
+		int64_t b = first[ns->parent];
+		if (ns->end <= b)
+			sp->step = CG_PHASE_FORWARD;
+		else if (ns->start < b)
+			first[i] = b;
+	}
+	cg_free(first);
+	cg_free(bwd);
+}
+
 /* Spans nested per thread; each memory event takes the innermost span
  * around it on its own thread. */
 static int build(cg_kineto_events *k)
@@ -124,6 +200,7 @@ static int build(cg_kineto_events *k)
 		pts[i] = (cg_nest_point){k->mem[i].ts, k->mem[i].thread, k->mem[i].ordinal, (uint32_t)i, 0};
 	cg_nest_counts nc;
 	cg_nest_build(k->nest, k->nnest, pts, k->nmem, &nc);
+	forward_before_backward(k);
 	if (nc.clipped || nc.reparented)
 		cg_diag_add(k->tl, CG_DIAG_WARNING, 0,
 			    "%" PRIu64 " complete events overlapped the end of the event they began in: %" PRIu64
@@ -254,8 +331,105 @@ static int add_meta(cg_timeline *tl, const char *key, const char *value, size_t 
 	return rc;
 }
 
-/* Small top-level keys become run metadata: scalars as written, and the
- * GPU names from deviceProperties. */
+/* deviceProperties' totalGlobalMem by id, for set_capacities. An entry
+ * without an integral id and size is left out. */
+static void keep_gpus(cg_kineto_events *k, const cJSON *props)
+{
+	const cJSON *dp;
+	cJSON_ArrayForEach(dp, props) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(dp, "id");
+		const cJSON *mem = cJSON_GetObjectItemCaseSensitive(dp, "totalGlobalMem");
+		/* both below 2^53 in any real trace, so exact as doubles */
+		if (!cJSON_IsNumber(id) || !cJSON_IsNumber(mem) || id->valuedouble < 0 || id->valuedouble > 65535 ||
+		    mem->valuedouble <= 0 || mem->valuedouble >= 9007199254740992.0 ||
+		    id->valuedouble != (double)(int64_t)id->valuedouble ||
+		    mem->valuedouble != (double)(uint64_t)mem->valuedouble)
+			continue;
+		k->gpus = cg_realloc(k->gpus, (k->ngpus + 1) * sizeof *k->gpus);
+		k->gpus[k->ngpus++] = (cg_kineto_gpu){(int64_t)id->valuedouble, (uint64_t)mem->valuedouble};
+	}
+}
+
+/* A GPU device's capacity: the deviceProperties entry whose id is its
+ * index ("cuda:1" and "hip:1" are both entry 1: ROCm builds write the
+ * same deviceProperties). */
+static void set_capacities(cg_kineto_events *k)
+{
+	cg_timeline *tl = k->tl;
+	for (uint16_t d = 0; d < tl->ndevices; d++) {
+		const char *name = cg_timeline_str(tl, tl->devices[d].name);
+		const char *p = strncmp(name, "cuda:", 5) == 0 ? name + 5 : strncmp(name, "hip:", 4) == 0 ? name + 4 : NULL;
+		if (!p || *p < '0' || *p > '9')
+			continue;
+		char *end;
+		long long id = strtoll(p, &end, 10);
+		if (*end)
+			continue;
+		for (size_t i = 0; i < k->ngpus; i++) {
+			if (k->gpus[i].id == id) {
+				tl->devices[d].capacity_bytes = k->gpus[i].total_bytes;
+				tl->devices[d].has_capacity = true;
+				break;
+			}
+		}
+	}
+}
+
+/* JSON text without the whitespace between tokens, in place (strings and
+ * numbers kept byte for byte, where cJSON's printer would round a large
+ * integer through a double). Returns the new length. */
+static size_t compact_json(char *s, size_t n)
+{
+	size_t o = 0;
+	bool in_string = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (in_string) {
+			s[o++] = c;
+			if (c == '\\' && i + 1 < n)
+				s[o++] = s[++i];
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+			s[o++] = c;
+		} else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+			s[o++] = c;
+		}
+	}
+	return o;
+}
+
+/* An object kept whole (distributedInfo, metadata): its JSON text. */
+static int add_meta_object(cg_timeline *tl, const cg_chrome_key *key)
+{
+	char *text = cg_strndup(key->value, key->value_len);
+	size_t n = compact_json(text, key->value_len);
+	int rc = add_meta(tl, key->name, text, n, false);
+	cg_free(text);
+	return rc;
+}
+
+/* distributedInfo's rank and world_size, when integers. */
+static void keep_rank(cg_kineto_events *k, const cJSON *info)
+{
+	cg_source *src = &k->tl->source;
+	const cJSON *rank = cJSON_GetObjectItemCaseSensitive(info, "rank");
+	const cJSON *size = cJSON_GetObjectItemCaseSensitive(info, "world_size");
+	if (cJSON_IsNumber(rank) && rank->valuedouble >= 0 && rank->valuedouble < 1e15 &&
+	    rank->valuedouble == (double)(int64_t)rank->valuedouble) {
+		src->has_rank = true;
+		src->rank = (int64_t)rank->valuedouble;
+	}
+	if (cJSON_IsNumber(size) && size->valuedouble >= 1 && size->valuedouble < 1e15 &&
+	    size->valuedouble == (double)(int64_t)size->valuedouble) {
+		src->has_world_size = true;
+		src->world_size = (int64_t)size->valuedouble;
+	}
+}
+
+/* Small top-level keys become run metadata: scalars as written, the
+ * distributedInfo and metadata objects as JSON text, and the GPU names from deviceProperties (their sizes become device capacities). */
 static int keep_keys(cg_kineto_events *k, const cg_chrome_stream *s, int64_t *base_ns, bool *has_base)
 {
 	*has_base = false;
@@ -272,6 +446,11 @@ static int keep_keys(cg_kineto_events *k, const cg_chrome_stream *s, int64_t *ba
 			if (strcmp(key->name, "baseTimeNanoseconds") == 0 &&
 			    cg_json_int(key->value, key->value_len, base_ns) == 0)
 				*has_base = true;
+		} else if (cJSON_IsObject(j) && (strcmp(key->name, "distributedInfo") == 0 ||
+						  strcmp(key->name, "metadata") == 0)) {
+			rc = add_meta_object(k->tl, key);
+			if (strcmp(key->name, "distributedInfo") == 0)
+				keep_rank(k, j);
 		} else if (cJSON_IsArray(j) && strcmp(key->name, "deviceProperties") == 0) {
 			cJSON *names = cJSON_CreateArray();
 			const cJSON *dp;
@@ -280,6 +459,7 @@ static int keep_keys(cg_kineto_events *k, const cg_chrome_stream *s, int64_t *ba
 				if (cJSON_IsString(nm))
 					cJSON_AddItemToArray(names, cJSON_CreateString(nm->valuestring));
 			}
+			keep_gpus(k, j);
 			char *text = cJSON_PrintUnformatted(names);
 			if (text)
 				rc = add_meta(k->tl, "device_names", text, strlen(text), false);
@@ -386,6 +566,8 @@ static int finish(cg_kineto_events *k, cg_chrome_stream *s, cg_reader *r, const 
 	if (rc < 0)
 		return limit_error(k, NULL, err);
 	rc = cg_timeline_finalize(tl, err);
+	if (rc == 0)
+		set_capacities(k);
 	for (uint16_t d = 0; d < tl->ndevices && rc == 0; d++) {
 		rc = set_baseline(k, d, err);
 		if (rc == 0)

@@ -75,6 +75,36 @@ cg_phase cg_kineto_phase(const char *name, size_t n)
 	return CG_PHASE_NONE;
 }
 
+/* Is a cpu_op / Operator complete event a record_function range rather
+ * than an operator? PyTorch ~1.9 writes "cat": "Operator" for both, so the
+ * name decides (docs/pytorch-traces.md, "Spans and phases"): ranges are
+ * "Label#detail" without a namespace (ProfilerStep#6,
+ * Optimizer.step#SGD.step, enumerate(DataLoader)#...), "## name ##",
+ * "nn.Module: X", autograd's "autograd::engine::evaluate_function: X" and
+ * its nodes ("AddmmBackward", "ReluBackward0"). */
+static bool autograd_node(const char *name, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		if (name[i] == ':' && name[i + 1] == ':')
+			return false;
+	size_t d = n;
+	while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+		d--;
+	return d > 8 && memcmp(name + d - 8, "Backward", 8) == 0;
+}
+
+static bool range_not_op(const char *name, size_t n)
+{
+	bool ns = false;
+	for (size_t i = 0; i + 1 < n && !ns; i++)
+		ns = name[i] == ':' && name[i + 1] == ':';
+	if (starts_with(name, n, "autograd::engine::evaluate_function: ") || starts_with(name, n, "nn.Module: "))
+		return true;
+	if (ns)
+		return false;
+	return memchr(name, '#', n) || autograd_node(name, n);
+}
+
 /* Complete events that are not CPU-side ranges: device activity and the
  * CUDA/HIP API layer under the operators, which says nothing about the model. */
 static bool span_category(const char *cat, size_t n)
@@ -378,11 +408,15 @@ static int span_event(cg_kineto_events *k, const fields *f, uint32_t ordinal, cg
 	int rc = cg_timeline_intern(k->tl, name, n, &sp.name);
 	if (rc < 0)
 		return rc;
-	if (ieq(cat, strlen(cat), "cpu_op") || ieq(cat, strlen(cat), "operator"))
+	if ((ieq(cat, strlen(cat), "cpu_op") || ieq(cat, strlen(cat), "operator")) && !range_not_op(name, n))
 		sp.kind = CG_SPAN_OP;
 	else if (starts_with(name, n, "nn.Module: "))
 		sp.kind = CG_SPAN_MODULE;
 	sp.step = (uint8_t)cg_kineto_phase(name, n);
+	/* PyTorch ~1.9 has no evaluate_function ranges: its autograd nodes
+	 * ("CudnnConvolutionBackward") run on autograd's thread as operators */
+	if (sp.step == CG_PHASE_NONE && ieq(cat, strlen(cat), "operator") && autograd_node(name, n))
+		sp.step = CG_PHASE_BACKWARD;
 
 	cg_nest_span ns = {0};
 	ns.start = start;
@@ -469,4 +503,5 @@ void cg_kineto_events_free(cg_kineto_events *k)
 	cg_free(k->ooms);
 	cg_free(k->raw);
 	cg_free(k->raw_args);
+	cg_free(k->gpus);
 }

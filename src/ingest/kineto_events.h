@@ -44,6 +44,12 @@ typedef struct cg_kineto_oom {
 	bool has_totals;
 } cg_kineto_oom;
 
+/* deviceProperties[]: a GPU's index and its totalGlobalMem. */
+typedef struct cg_kineto_gpu {
+	int64_t id;
+	uint64_t total_bytes;
+} cg_kineto_gpu;
+
 typedef struct cg_kineto_events {
 	cg_timeline *tl;
 	const cg_ingest_options *o;
@@ -63,6 +69,8 @@ typedef struct cg_kineto_events {
 	int64_t origin; /* the earliest ts, ns */
 	char origin_text[48];
 	uint64_t zero_bytes, without_addr;
+	cg_kineto_gpu *gpus;
+	size_t ngpus;
 } cg_kineto_events;
 
 /* Starts reading into tl (borrowed) with options o; name is for messages. */

@@ -180,6 +180,10 @@ static void pair_free(cg_timeline *tl, cg_device *dev, uint32_t *live_of, uint32
 	if (prev == CG_NONE) {
 		m->flags |= CG_MEM_PREEXISTING;
 		dev->preexisting_count++;
+		/* Where the trace records no categories, a block from before it is
+		 * "before profiling" like the baseline, not "unknown". */
+		if (!tl->source.categories_known && m->category == CG_CAT_UNKNOWN)
+			m->category = CG_CAT_BASELINE;
 		cg_timeline_anomaly(tl, CG_ANOM_FREE_BEFORE_TRACE,
 				    "%s %u: free of \"%s\" (%" PRIu64 " B) on %s, never allocated in the trace",
 				    cg_timeline_position_word(tl), m->line, cg_timeline_str(tl, m->tensor), m->bytes, dname);
@@ -237,9 +241,10 @@ static const char *source_name(const cg_timeline *tl)
 static int sum_live(cg_timeline *tl, cg_device *dev, cg_error *err)
 {
 	char where[600];
-	uint64_t pre = 0, live;
+	uint64_t pre = 0, live, pre_baseline = 0;
 	/* Paired, what is live from the start are the frees that match no
-	 * allocation; unpaired, unpaired_device has filled initial_by_cat. */
+	 * allocation (those "before profiling" among them, pre_baseline);
+	 * unpaired, unpaired_device has filled initial_by_cat. */
 	if (tl->source.pairing_known) {
 		memset(dev->initial_by_cat, 0, sizeof dev->initial_by_cat);
 		for (uint32_t k = 0; k < dev->mem_count; k++) {
@@ -248,12 +253,14 @@ static int sum_live(cg_timeline *tl, cg_device *dev, cg_error *err)
 			    !cg_add_u64(dev->initial_by_cat[m->category], m->bytes, &dev->initial_by_cat[m->category]))
 				goto overflow_start;
 		}
+		pre_baseline = dev->initial_by_cat[CG_CAT_BASELINE];
 	}
-	dev->initial_by_cat[CG_CAT_BASELINE] = 0;
+	dev->initial_by_cat[CG_CAT_BASELINE] = pre_baseline;
 	for (int c = 0; c < CG_CAT_COUNT; c++)
 		if (!cg_add_u64(pre, dev->initial_by_cat[c], &pre))
 			goto overflow_start;
-	dev->initial_by_cat[CG_CAT_BASELINE] = dev->baseline_bytes;
+	if (!cg_add_u64(pre_baseline, dev->baseline_bytes, &dev->initial_by_cat[CG_CAT_BASELINE]))
+		goto overflow_start;
 	dev->preexisting_bytes = pre;
 	if (!cg_add_u64(pre, dev->baseline_bytes, &live))
 		goto overflow_start;

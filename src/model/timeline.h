@@ -182,6 +182,10 @@ typedef struct cg_device {
 	 * CG_CAT_BASELINE): known from allocator totals (PyTorch's "Total
 	 * Allocated"). */
 	uint64_t baseline_bytes;
+	/* The device's total memory as the trace states it (PyTorch's
+	 * deviceProperties[].totalGlobalMem), when has_capacity. */
+	uint64_t capacity_bytes;
+	bool has_capacity;
 	/* Live bytes before the first record, by category: the two above. */
 	uint64_t initial_by_cat[CG_CAT_COUNT];
 	uint64_t live_at_end;
@@ -269,6 +273,10 @@ typedef struct cg_source {
 	char *time_origin;
 	bool categories_known;	/* false for formats that do not record categories */
 	bool pairing_known;	/* false when frees could not be matched to allocations */
+	/* This process's place in a distributed run (PyTorch's
+	 * distributedInfo.rank and world_size), when has_rank / has_world_size. */
+	bool has_rank, has_world_size;
+	int64_t rank, world_size;
 	cg_diag *diags;		/* the first CG_MAX_DIAGS, in the order found */
 	size_t ndiags, diags_cap;
 } cg_source;

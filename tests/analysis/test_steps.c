@@ -164,10 +164,47 @@ static void the_name_prefix_drops_trailing_digits_only(void **state)
 	assert_int_equal(cg_steps_prefix_len("", 0), 0);
 }
 
+/* torch.profiler: ProfilerStep#N ranges with aten ops below, no forward
+ * range; one range is a step too, and a nested one is not another step. */
+static void profiler_steps_need_no_forward_span(void **state)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_span(tl, "p6", NULL, "ProfilerStep#6", 300, 390, CG_PHASE_NONE);
+	tu_span(tl, "p6.mm", "p6", "aten::mm", 301, 310, CG_PHASE_NONE);
+	tu_span(tl, "p6.in", "p6", "ProfilerStep#7", 320, 330, CG_PHASE_NONE);
+	tu_span(tl, "p5", NULL, "ProfilerStep#5", 100, 190, CG_PHASE_NONE);
+	tu_span(tl, "p5.mm", "p5", "aten::mm", 101, 110, CG_PHASE_NONE);
+	tu_span(tl, "p5.opt", "p5", "Optimizer.step#SGD.step", 150, 180, CG_PHASE_OPTIMIZER);
+	tu_span(tl, "other", NULL, "ProfilerStep#x", 400, 410, CG_PHASE_NONE);
+	tu_tl_finalize(tl);
+	cg_steps_result *r = steps_of(tl);
+	assert_int_equal(r->nsteps, 2);
+	assert_string_equal(r->label, "ProfilerStep#*");
+	assert_int_equal(r->steps[0].span, span_index(tl, "p5"));
+	assert_int_equal(r->steps[1].span, span_index(tl, "p6"));
+	assert_int_equal(r->step_of_span[span_index(tl, "p6.in")], 1);
+	assert_int_equal(r->step_of_span[span_index(tl, "p5.opt")], 0);
+	assert_int_equal(r->step_of_span[span_index(tl, "other")], CG_NONE);
+	cg_steps_free(r);
+	cg_timeline_free(tl);
+
+	tl = tu_tl_new();
+	tu_span(tl, "p0", NULL, "ProfilerStep#0", 100, 190, CG_PHASE_NONE);
+	tu_span(tl, "p0.mm", "p0", "aten::mm", 101, 110, CG_PHASE_NONE);
+	tu_tl_finalize(tl);
+	r = steps_of(tl);
+	assert_int_equal(r->nsteps, 1);
+	assert_int_equal(r->steps[0].span, span_index(tl, "p0"));
+	cg_steps_free(r);
+	cg_timeline_free(tl);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(repeating_train_steps_are_found_in_time_order),
+		cmocka_unit_test(profiler_steps_need_no_forward_span),
 		cmocka_unit_test(nested_spans_inherit_their_step),
 		cmocka_unit_test(one_step_does_not_repeat),
 		cmocka_unit_test(spans_without_forward_are_not_steps),

@@ -54,10 +54,122 @@ static void the_cli_report_carries_the_trace_facts(void **state)
 	cJSON_Delete(j);
 }
 
+/* Capacity from deviceProperties, matched by id (a ROCm device, hip:1, is
+ * entry 1): 20,000 B, of which the allocator reserves 19,500 at the end,
+ * so the headroom is 500 B and 19,500 >= 95 % of 20,000 is nearly full. */
+static const char capacity_trace[] =
+	"{\"deviceProperties\": [{\"id\": 0, \"name\": \"A\", \"totalGlobalMem\": 10000},"
+	"{\"id\": 1, \"name\": \"B\", \"totalGlobalMem\": 20000}],"
+	"\"traceEvents\": ["
+	MEM(10, 1, 6, 1, 1, 1000, 1000, 19500) ","
+	MEM(15, 1, 0, -1, 5, 8, 8, 0) ","
+	MEM(20, 1, 6, 1, 1, -1000, 0, 19500)
+	"]}";
+
+static void capacity_comes_from_device_properties(void **state)
+{
+	const char *trace = tu_write("capacity.json", capacity_trace, (size_t)-1);
+	char *so, *se;
+	int rc = tu_run(&so, &se, NULL, "summary", "--json", trace, NULL);
+	if (rc != 0)
+		fail_msg("cgmem summary exited %d: %s", rc, se);
+	cJSON *j = cJSON_Parse(so);
+	assert_non_null(j);
+	free(so);
+	free(se);
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "devices", "0", "name", NULL)), "hip:1");
+	assert_int_equal(tu_json_u64(j, "devices", "0", "capacity_bytes", NULL), 20000);
+	assert_true(cJSON_IsNull(tu_json_at(j, "devices", "1", "capacity_bytes", NULL)));
+	assert_int_equal(tu_json_u64(j, "devices", "0", "checkpoints", "nearest_peak", "capacity_bytes", NULL), 20000);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "checkpoints", "nearest_peak", "headroom_bytes", NULL), 500);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "end", "checkpoint", "headroom_bytes", NULL), 500);
+	assert_true(cJSON_IsTrue(tu_json_at(j, "devices", "0", "end", "nearly_full", NULL)));
+	assert_true(cJSON_IsNull(tu_json_at(j, "run", "rank", NULL)));
+	assert_true(cJSON_IsNull(tu_json_at(j, "run", "world_size", NULL)));
+	const char *verdict = cJSON_GetStringValue(tu_json_at(j, "devices", "0", "end", "verdict", NULL));
+	assert_non_null(verdict);
+	assert_non_null(strstr(verdict, "The last checkpoint shows hip:1 nearly full."));
+	assert_non_null(strstr(verdict, "with 19.04 KiB of 19.53 KiB reserved"));
+	cJSON_Delete(j);
+	(void)state;
+}
+
+/* distributedInfo and metadata kept whole, pretty-printed as Kineto writes
+ * them; rank and world size first-class. The large integer must stay as
+ * written (a double would print 12345678901234567000). */
+static const char rank_trace[] =
+	"{\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 3, \"world_size\": 8,\n"
+	"    \"pg_config\": [{\"pg_name\": \"0\", \"ranks\": [0, 1]}]},\n"
+	"  \"metadata\": {\"harness\": {\"id\": 12345678901234567890, \"note\": \"a \\\" b\"}},\n"
+	"  \"traceEvents\": [" MEM(10, 1, 1, 0, 1, 1000, 1000, 2048) "]}";
+
+static void rank_and_metadata_are_kept(void **state)
+{
+	const char *trace = tu_write("rank.json", rank_trace, (size_t)-1);
+	char *so, *se;
+	int rc = tu_run(&so, &se, NULL, "summary", "--json", trace, NULL);
+	if (rc != 0)
+		fail_msg("cgmem summary exited %d: %s", rc, se);
+	assert_non_null(strstr(so, "{\"harness\":{\"id\":12345678901234567890,\"note\":\"a \\\" b\"}}"));
+	cJSON *j = cJSON_Parse(so);
+	assert_non_null(j);
+	free(so);
+	free(se);
+	assert_int_equal(tu_json_u64(j, "run", "rank", NULL), 3);
+	assert_int_equal(tu_json_u64(j, "run", "world_size", NULL), 8);
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "run", "meta", "distributedInfo", "backend", NULL)), "nccl");
+	assert_int_equal(tu_json_u64(j, "run", "meta", "distributedInfo", "pg_config", "0", "ranks", "1", NULL), 1);
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "run", "meta", "metadata", "harness", "note", NULL)), "a \" b");
+	cJSON_Delete(j);
+	(void)state;
+}
+
+/* A block from before profiling (Addr 9, 300 B) freed after the peak: the
+ * first Total Allocated, 1,500, less the 1,000 B block and those 300 B,
+ * leaves a baseline of 200 B. At the peak (1,500 B at ts 10) 500 B are
+ * before profiling (200 + 300) and 1,000 unknown; before the change the
+ * 300 B counted as unknown. */
+static const char before_trace[] =
+	"{\"traceEvents\": ["
+	MEM(10, 1, 1, 0, 1, 1000, 1500, 4096) ","
+	MEM(20, 1, 1, 0, 1, -1000, 500, 4096) ","
+	MEM(30, 1, 1, 0, 9, -300, 200, 4096)
+	"]}";
+
+static void blocks_from_before_profiling_are_before_profiling(void **state)
+{
+	const char *trace = tu_write("before.json", before_trace, (size_t)-1);
+	char *so, *se;
+	int rc = tu_run(&so, &se, NULL, "summary", "--json", trace, NULL);
+	if (rc != 0)
+		fail_msg("cgmem summary exited %d: %s", rc, se);
+	cJSON *j = cJSON_Parse(so);
+	assert_non_null(j);
+	free(so);
+	free(se);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "baseline_bytes", NULL), 200);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "before_trace_bytes", NULL), 300);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "peak", "bytes", NULL), 1500);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "at_peak", "by_category", "before_profiling", "bytes", NULL), 500);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "at_peak", "by_category", "unknown", "bytes", NULL), 1000);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "at_peak", "by_phase", "none", "by_category", "before_profiling", NULL),
+			 500);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "over_time", "by_category", "before_profiling", "max_bytes", NULL),
+			 500);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "over_time", "by_category", "unknown", "max_bytes", NULL), 1000);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "end", "by_category", "before_profiling", "bytes", NULL), 200);
+	assert_int_equal(tu_json_u64(j, "devices", "0", "end", "by_category", "unknown", "bytes", NULL), 0);
+	cJSON_Delete(j);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_cli_report_carries_the_trace_facts),
+		cmocka_unit_test(capacity_comes_from_device_properties),
+		cmocka_unit_test(rank_and_metadata_are_kept),
+		cmocka_unit_test(blocks_from_before_profiling_are_before_profiling),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

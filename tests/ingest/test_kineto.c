@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "ingest.h"
 #include "kineto.h"
 #include "xalloc.h"
 
@@ -604,9 +605,103 @@ static void parsing_memory_is_bounded_by_the_largest_event_not_the_file(void **s
 	assert_true(most < (size_t)12 << 20);
 }
 
+/* PyTorch ~1.9 writes "cat": "Operator" for aten ops and record_function
+ * ranges alike: a memory event's op is the innermost aten-level operator,
+ * none when only ranges are around it. */
+static void ranges_are_never_ops(void **state)
+{
+	cg_timeline *tl = ingest("{\"traceEvents\": ["
+		X("Operator", "ProfilerStep#1", "1", 0, 100) ","
+		X("Operator", "aten::add", "1", 10, 5) ","
+		X("Operator", "Optimizer.step#SGD.step", "1", 50, 20) ","
+		X("Operator", "AddmmBackward", "1", 30, 10) ","
+		X("Operator", "aten::mm", "1", 32, 4) ","
+		X("Operator", "## forward ##", "1", 80, 10) ","
+		OLDMEM(12, 1, 0, 100) "," /* in aten::add */
+		OLDMEM(20, 1, 0, -100) "," /* directly in ProfilerStep#1 */
+		OLDMEM(33, 1, 0, 8) "," /* in aten::mm inside AddmmBackward */
+		OLDMEM(38, 1, 0, -8) "," /* in AddmmBackward alone */
+		OLDMEM(60, 1, 0, 4) "," /* in Optimizer.step#SGD.step */
+		OLDMEM(85, 1, 0, -4) /* in ## forward ## */
+		"]}");
+	static const char *const want[] = {"aten::add", "", "aten::mm", "", "", ""};
+	/* The autograd node is backward (2021 traces have no evaluate_function),
+	 * so aten::add, ending before it, is forward. */
+	static const cg_phase phase[] = {CG_PHASE_FORWARD, CG_PHASE_NONE, CG_PHASE_BACKWARD, CG_PHASE_BACKWARD,
+					 CG_PHASE_OPTIMIZER, CG_PHASE_FORWARD};
+	assert_int_equal(tl->nmem, 6);
+	for (size_t i = 0; i < tl->nmem; i++) {
+		assert_string_equal(cg_timeline_str(tl, tl->mem[i].op), want[i]);
+		assert_int_equal(cg_timeline_mem_phase(tl, &tl->mem[i]), phase[i]);
+	}
+	cg_timeline_free(tl);
+	(void)state;
+}
+
+/* The real 2021 trace: no memory event's op is a ProfilerStep# or
+ * Optimizer.step# range (a third of them were before). */
+static void resnet50_ops_are_operators(void **state)
+{
+	cg_timeline *tl;
+	cg_error err = {0};
+	assert_int_equal(cg_ingest(&tl, tu_sample("external/kineto_resnet50_num_workers_0.worker0.1623143089861.pt.trace.json.gz"),
+				   NULL, &err), 0);
+	size_t with_op = 0;
+	for (size_t i = 0; i < tl->nmem; i++) {
+		const char *op = cg_timeline_str(tl, tl->mem[i].op);
+		if (strncmp(op, "ProfilerStep#", 13) == 0 || strncmp(op, "Optimizer.", 10) == 0)
+			fail_msg("memory event %zu (event %u): op %s", i, tl->mem[i].line, op);
+		with_op += op[0] != 0;
+	}
+	/* about 43 % lie inside an aten op (every fifth event, read
+	 * independently); the rest only under ranges or outside every span */
+	assert_true(with_op > tl->nmem / 3);
+	cg_timeline_free(tl);
+	(void)state;
+}
+
+/* Forward is what a step does before its first backward work: the aten
+ * ops before autograd's evaluate_function (on its own thread, 2) starts,
+ * below a Python frame that straddles the whole iteration. */
+static void forward_is_the_step_before_its_first_backward(void **state)
+{
+	cg_timeline *tl = ingest("{\"traceEvents\": ["
+		X("user_annotation", "ProfilerStep#1", "1", 0, 100) ","
+		X("python_function", "train.py(9): step", "1", 1, 98) ","
+		X("cpu_op", "aten::linear", "1", 5, 15) ","
+		X("cpu_op", "aten::zeros", "1", 25, 3) ","
+		X("cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", "2", 40, 20) ","
+		X("cpu_op", "aten::add", "1", 62, 6) ","
+		X("user_annotation", "Optimizer.step#SGD.step", "1", 70, 20) ","
+		MEM(10, 1, 1, 0, 1, 100, 100, 512) ","
+		MEM(26, 1, 1, 0, 3, 8, 108, 512) ","
+		MEM(50, 2, 1, 0, 2, 100, 208, 512) ","
+		MEM(64, 1, 1, 0, 3, -8, 200, 512) ","
+		MEM(75, 1, 1, 0, 4, 4, 204, 512)
+		"]}");
+	static const cg_phase want[] = {CG_PHASE_FORWARD, CG_PHASE_FORWARD, CG_PHASE_BACKWARD, CG_PHASE_NONE,
+					CG_PHASE_OPTIMIZER};
+	assert_int_equal(tl->nmem, 5);
+	for (size_t i = 0; i < tl->nmem; i++)
+		assert_int_equal(cg_timeline_mem_phase(tl, &tl->mem[i]), want[i]);
+	cg_timeline_free(tl);
+
+	/* Without backward work nothing is forward (an inference step). */
+	tl = ingest("{\"traceEvents\": ["
+		X("user_annotation", "ProfilerStep#1", "1", 0, 100) ","
+		X("cpu_op", "aten::linear", "1", 5, 15) ","
+		MEM(10, 1, 1, 0, 1, 100, 100, 512) "]}");
+	assert_int_equal(cg_timeline_mem_phase(tl, &tl->mem[0]), CG_PHASE_NONE);
+	cg_timeline_free(tl);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(forward_is_the_step_before_its_first_backward),
+		cmocka_unit_test(ranges_are_never_ops),
+		cmocka_unit_test(resnet50_ops_are_operators),
 		cmocka_unit_test(the_oracle_selftest_gives_the_oracles_figures),
 		cmocka_unit_test(threads_written_out_of_order_are_replayed_in_time_order),
 		cmocka_unit_test(string_tids_join_memory_to_the_operators_around_it),
