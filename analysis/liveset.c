@@ -12,6 +12,16 @@ cg_category cg_live_alloc_category(const cg_timeline *tl, const cg_live_alloc *a
 	return i == CG_NONE ? CG_CAT_UNKNOWN : (cg_category)tl->mem[i].category;
 }
 
+uint64_t cg_liveset_unlisted_baseline(const cg_timeline *tl, const cg_liveset_device *ls)
+{
+	uint64_t listed = 0;
+	for (size_t i = 0; ls->listed && i < ls->nallocs; i++)
+		if (cg_live_alloc_category(tl, &ls->allocs[i]) == CG_CAT_BASELINE)
+			listed += ls->allocs[i].bytes; /* a part of by_category[CG_CAT_BASELINE]: cannot overflow */
+	uint64_t all = ls->by_category[CG_CAT_BASELINE];
+	return all > listed ? all - listed : 0;
+}
+
 cg_phase cg_live_alloc_phase(const cg_timeline *tl, const cg_live_alloc *a)
 {
 	return a->alloc == CG_NONE ? CG_PHASE_NONE : cg_timeline_mem_phase(tl, &tl->mem[a->alloc]);

@@ -57,4 +57,10 @@ void cg_liveset_free(cg_liveset_result *r);
 cg_category cg_live_alloc_category(const cg_timeline *tl, const cg_live_alloc *a);
 cg_phase cg_live_alloc_phase(const cg_timeline *tl, const cg_live_alloc *a);
 
+/* The before-profiling bytes of ls that no listed allocation holds: the
+ * baseline, without the blocks from before the trace that it frees (in a
+ * trace without categories those are "before profiling" too, and listed).
+ * A list of ls->allocs plus one row of these bytes adds up to ls->bytes. */
+uint64_t cg_liveset_unlisted_baseline(const cg_timeline *tl, const cg_liveset_device *ls);
+
 #endif

@@ -104,8 +104,8 @@ static void peak_rows(row *r, const cg_analysis *a, uint32_t d)
 		}
 		end(r);
 	}
-	uint64_t baseline = ls->by_category[CG_CAT_BASELINE];
-	if (ls->listed && baseline) {
+	uint64_t baseline = ls->listed ? cg_liveset_unlisted_baseline(tl, ls) : 0;
+	if (baseline) {
 		/* One row for what was allocated before profiling: its bytes are
 		 * known, its allocations are not. */
 		text(r, device);

@@ -199,7 +199,8 @@ void cg_folded_peak_write(cg_sink *out, const cg_analysis *a, uint32_t d)
 	if (ls->listed) {
 		for (size_t i = 0; i < ls->nallocs; i++)
 			add(&f, live_item(tl, &ls->allocs[i]));
-		add(&f, (item){CG_NONE, CG_STR_EMPTY, CG_CAT_BASELINE, STACK_BASELINE, ls->by_category[CG_CAT_BASELINE]});
+		add(&f, (item){CG_NONE, CG_STR_EMPTY, CG_CAT_BASELINE, STACK_BASELINE,
+			       cg_liveset_unlisted_baseline(tl, ls)});
 	} else {
 		/* Without pairing only the sums by category are known. */
 		for (int c = 0; c < CG_CAT_COUNT; c++)

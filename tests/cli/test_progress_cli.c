@@ -2,62 +2,19 @@
  * pseudo-terminal: after reading, it says what cgmem is doing (analysing,
  * summary.json, the charts, the report, the Chrome trace) instead of a
  * silent gap, and is erased before the figures are printed. */
-#define _GNU_SOURCE /* posix_openpt, ptsname */
+#include "ptyrun.h"
 #include "runutil.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-/* Runs cgmem with stderr on a new pty (stdout to a file): what the
- * terminal received, and the exit status in *status. */
+/* Runs cgmem with stderr on a new pty of 100 columns (stdout to the file
+ * .pty-stdout): what the terminal received, the exit status in *status. */
 static char *run_on_pty(int *status, const char *a1, const char *a2, const char *a3, const char *a4,
 			const char *a5)
 {
-	int master = posix_openpt(O_RDWR | O_NOCTTY);
-	assert_true(master >= 0);
-	assert_int_equal(grantpt(master), 0);
-	assert_int_equal(unlockpt(master), 0);
-	char slave_name[256];
-	snprintf(slave_name, sizeof slave_name, "%s", ptsname(master));
-	const char *out_path = tu_path(".pty-stdout");
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int slave = open(slave_name, O_RDWR | O_NOCTTY);
-		int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int in = open("/dev/null", O_RDONLY);
-		if (slave < 0 || out < 0 || in < 0)
-			_exit(127);
-		dup2(in, 0);
-		dup2(out, 1);
-		dup2(slave, 2);
-		close(master);
-		execl(CGMEM_BIN, CGMEM_BIN, a1, a2, a3, a4, a5, (char *)NULL);
-		_exit(127);
-	}
-	size_t cap = 1 << 16, n = 0;
-	char *text = malloc(cap);
-	for (;;) {
-		if (cap - n < 2)
-			text = realloc(text, cap *= 2);
-		ssize_t k = read(master, text + n, cap - n - 1);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break; /* EIO once the child, the last holder of the slave, is gone */
-		n += (size_t)k;
-	}
-	text[n] = '\0';
-	close(master);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return text;
+	const char *args[] = {a1, a2, a3, a4, a5, NULL};
+	return tu_run_pty_fd(status, 2, 100, args);
 }
 
 static void a_report_says_each_stage_after_reading_and_erases_the_line(void **state)

@@ -245,7 +245,7 @@ static void columns_a_format_leaves_empty_are_left_out(void **state)
 	}
 	assert_string_equal(rows[0], "     392.8 MiB  entry 0 \xe2\x86\x92 never");
 	lines_free(&l);
-	/* Kineto without "Addr": ops and phases, no category, shape or dtype */
+	/* Kineto without "Addr": phases, no category, shape or dtype */
 	char *out;
 	assert_int_equal(tu_run(&out, NULL, NULL, "summary", KINETO, (char *)NULL), 0);
 	l = split(out);
@@ -254,7 +254,10 @@ static void columns_a_format_leaves_empty_are_left_out(void **state)
 	for (size_t i = 0; i < n; i++) {
 		assert_null(strstr(rows[i], "unknown"));
 		assert_null(strstr(rows[i], "[]"));
-		assert_non_null(strstr(rows[i], "Optimizer.step#SGD.step"));
+		/* the phase is filled; the op is not here (the last records are
+		 * inside Optimizer.step, a range, not an operator: issue 15), so
+		 * its column is left out and the row goes from phase to time */
+		assert_non_null(strstr(rows[i], " B  optimizer "));
 	}
 	lines_free(&l);
 	/* JSONL records them all: every column is there */

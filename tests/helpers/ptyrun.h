@@ -6,8 +6,12 @@
 
 /* Runs cgmem with arguments (NULL-terminated): stdin /dev/null, stdout a
  * new pty of cols columns (output processing off, so lines end in "\n"),
- * stderr a file. The environment is the test's (setenv before). Returns
+ * stderr the file tu_path(".pty-stderr"). The environment is the test's (setenv before). Returns
  * what the terminal received (caller frees); *status the exit status. */
 char *tu_run_pty(int *status, unsigned short cols, ...);
+/* The same with the pty on fd (1: stdout, 2: stderr; the other goes to
+ * the file tu_path(".pty-stderr") or tu_path(".pty-stdout")) and the
+ * arguments in a NULL-terminated array. */
+char *tu_run_pty_fd(int *status, int fd, unsigned short cols, const char *const *args);
 
 #endif
