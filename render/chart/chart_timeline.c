@@ -319,19 +319,28 @@ static bool draw_phase_row(cg_chart *c, const layout *l, const cg_timeline *tl, 
 {
 	const double width = l->plot.x1 - l->plot.x0;
 	cg_chart_box(c, l->plot.x0, y, width, h, cg_chart_lane_color(CG_PHASE_NONE));
-	size_t nphase = count_phase_spans(tl);
-	if (nphase > width / LANE_MIN_PX) {
+	/* Too short when even merged (phase_bands) the bands are too many:
+	 * thousands of op spans of one forward pass make one band. */
+	band *bands[CG_PHASE_COUNT] = {NULL};
+	size_t nbands[CG_PHASE_COUNT] = {0}, total = 0;
+	for (int ph = CG_PHASE_FORWARD; ph < CG_PHASE_COUNT; ph++) {
+		nbands[ph] = phase_bands(tl, l, (cg_phase)ph, &bands[ph]);
+		total += nbands[ph];
+	}
+	if (total > width / LANE_MIN_PX) {
+		for (int ph = CG_PHASE_FORWARD; ph < CG_PHASE_COUNT; ph++)
+			cg_free(bands[ph]);
 		char note[200], count[32];
 		snprintf(note, sizeof note, "%s phase spans: too short to show at this width",
-			 cg_fmt_count(count, sizeof count, nphase));
+			 cg_fmt_count(count, sizeof count, count_phase_spans(tl)));
 		lane_note(c, l, y, note);
 		return false;
 	}
 	static const char *const words[CG_PHASE_COUNT] = {"", "forward", "backward", "optimizer"};
 	static const char *const shorts[CG_PHASE_COUNT] = {"", "fwd", "bwd", "opt"};
 	for (int ph = CG_PHASE_FORWARD; ph < CG_PHASE_COUNT; ph++) {
-		band *b;
-		size_t nb = phase_bands(tl, l, (cg_phase)ph, &b);
+		band *b = bands[ph];
+		size_t nb = nbands[ph];
 		/* One label form per phase across the lane: the word when every
 		 * band wide enough for a label fits it. */
 		bool full = true;

@@ -111,6 +111,39 @@ static void a_device_without_memory_records_is_not_drawn_and_says_why(void **sta
 	cg_timeline_free(tl);
 }
 
+/* A forward pass of 2,000 op spans, one after another (as PyTorch's
+ * inferred forward phase has): each far narrower than a pixel, yet together
+ * one band, drawn, not "too short to show". */
+static void many_short_phase_spans_in_a_row_draw_one_band(void **state)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_meta(tl, "run_id", "pix");
+	tu_span(tl, "root", NULL, "step", 0, UINT64_MAX, CG_PHASE_NONE);
+	char id[32];
+	for (int k = 0; k < 2000; k++) {
+		snprintf(id, sizeof id, "op%d", k);
+		tu_span(tl, id, "root", "aten::mm", (uint64_t)k * 5, (uint64_t)k * 5 + 4, CG_PHASE_FORWARD);
+	}
+	tu_mem(tl, 0, "w", "root", "cpu", 100, CG_ALLOC, CG_CAT_PARAMETER, NULL);
+	tu_mem(tl, 9000, "x", "op1800", "cpu", 300, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_span_end(tl, "root", 20000);
+	tu_tl_finalize(tl);
+	cg_chart c;
+	cg_analysis *a;
+	draw_timeline(&c, &a, tl, 1.0);
+	/* the band covers 0..10 µs of the 20 µs run: a quarter of the way in,
+	 * the phase lane (above the plot) holds forward's tint */
+	const cg_rect *p = &c.plot;
+	double x = p->x0 + (p->x1 - p->x0) * 0.25;
+	unsigned forward = tc_hex(cg_chart_lane_color(CG_PHASE_FORWARD));
+	bool found = false;
+	for (double y = 0; y < p->y0 && !found; y++)
+		found = tc_pixel(&c, x, y) == forward;
+	assert_true(found);
+	tc_close(&c, a);
+	cg_timeline_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +151,7 @@ int main(void)
 		cmocka_unit_test(hidpi_keeps_the_layout),
 		cmocka_unit_test(a_one_nanosecond_spike_is_still_drawn_at_full_height),
 		cmocka_unit_test(a_device_without_memory_records_is_not_drawn_and_says_why),
+		cmocka_unit_test(many_short_phase_spans_in_a_row_draw_one_band),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
