@@ -117,8 +117,7 @@ int cg_reader_open(cg_reader **out, const char *path, const cg_reader_options *o
 		r->name = cg_strdup("<stdin>");
 	} else {
 		r->name = cg_strdup(path);
-		/* O_NONBLOCK so that opening a device cannot hang; a FIFO is
-		 * opened again below to wait for its writer. */
+		/* O_NONBLOCK so a FIFO without a writer cannot hang the open. */
 		r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (r->fd < 0) {
 			int rc = read_error(r, err);
@@ -131,23 +130,6 @@ int cg_reader_open(cg_reader **out, const char *path, const cg_reader_options *o
 			fcntl(r->fd, F_SETFL, flags & ~O_NONBLOCK);
 	}
 	struct stat st;
-	if (r->own_fd && fstat(r->fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
-		/* A FIFO's writer may come later: read from it once it has,
-		 * as cat does. Opened without a writer, a read would see the
-		 * end at once ("the trace is empty"); this open waits for one.
-		 * Both ends share one pipe: nothing written meanwhile is lost. */
-		int fd;
-		do
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-		while (fd < 0 && errno == EINTR);
-		if (fd < 0) {
-			int rc = read_error(r, err);
-			cg_reader_close(r);
-			return rc;
-		}
-		close(r->fd);
-		r->fd = fd;
-	}
 	if (fstat(r->fd, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			cg_error_set(err, CG_EIO, "%s: is a directory, not a trace file", r->name);
