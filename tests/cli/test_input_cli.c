@@ -5,6 +5,7 @@
 #include "runutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -121,15 +122,25 @@ static void an_endless_pipe_of_garbage_is_given_up_at_64_mib(void **state)
 	char fifo[600];
 	snprintf(fifo, sizeof fifo, "%s", tu_path("endless.fifo"));
 	assert_int_equal(mkfifo(fifo, 0600), 0);
+	/* cgmem reads a FIFO without a writer as empty (no hang): the
+	 * writer must be connected before cgmem starts. The test holds a
+	 * read end of its own so that the writer's open returns, and lets
+	 * go of it only once cgmem is done. */
+	int hold = open(fifo, O_RDONLY | O_NONBLOCK);
+	assert_true(hold >= 0);
 	int report[2];
 	assert_int_equal(pipe(report), 0);
 	pid_t writer = fork();
 	assert_true(writer >= 0);
 	if (writer == 0) {
-		/* Writes 1 KiB garbage lines until the reader goes away, then
-		 * says how many it wrote. */
+		/* Says it is connected, writes 1 KiB garbage lines until the
+		 * readers go away, then says how many it wrote. */
 		signal(SIGPIPE, SIG_IGN);
 		FILE *f = fopen(fifo, "wb");
+		close(hold); /* the test's read end, not the writer's */
+		char ready = f ? 1 : 0;
+		if (write(report[1], &ready, 1) != 1)
+			_exit(1);
 		unsigned long long lines = 0;
 		char line[1024];
 		memset(line, 'x', sizeof line - 1);
@@ -140,11 +151,15 @@ static void an_endless_pipe_of_garbage_is_given_up_at_64_mib(void **state)
 			_exit(1);
 		_exit(0);
 	}
+	char ready = 0;
+	assert_int_equal(read(report[0], &ready, 1), 1);
+	assert_int_equal(ready, 1);
 	close(report[1]);
 	char expect[2048];
 	snprintf(expect, sizeof expect, "cgmem summary: %s: no record could be read in the first 64 MiB (65536 bad "
 		 "lines), so cgmem gives up; first bad line: %s:1: not valid JSON (error near column 1)\n", fifo, fifo);
 	run_expect(1, expect, NULL, "summary", fifo);
+	close(hold);
 	unsigned long long written = 0;
 	assert_int_equal(read(report[0], &written, sizeof written), (ssize_t)sizeof written);
 	close(report[0]);
