@@ -52,29 +52,13 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Runs cgmem with the arguments up to the first NULL. */
-static int run(char **out, char **err, const char *const *a)
-{
-	return tu_runv(out, err, NULL, a);
-}
 
-static void expect(const char *const *args, int status, const char *stdout_text)
-{
-	char *out, *err;
-	int rc = run(&out, &err, args);
-	if (rc != status)
-		fail_msg("exit %d, expected %d; stderr: %s", rc, status, err);
-	if (stdout_text && strcmp(out, stdout_text) != 0)
-		fail_msg("stdout:\n%s\nexpected:\n%s", out, stdout_text);
-	free(out);
-	free(err);
-}
 
 static void every_limit_holding_exits_zero_with_one_line_each(void **state)
 {
 	const char *args[16] = {"check", leaky, "--max-peak", "176", "--max-fragmentation", "0.44", "--max-leaked", "12",
 				"--baseline", base, "--max-growth", "4.761905", "-q"};
-	expect(args, 0,
+	tu_expectv(args, 0,
 	       "ok    max-peak cuda:0: 176 B <= 176 B\n"
 	       "ok    max-fragmentation cuda:0: 0.44 (largest at a checkpoint at 120 ns) <= 0.44\n"
 	       "ok    max-leaked cuda:0: 12 B <= 12 B\n"
@@ -85,7 +69,7 @@ static void every_limit_failing_exits_three(void **state)
 {
 	const char *args[16] = {"check", leaky, "--max-peak", "175", "--max-fragmentation", "43%", "--max-leaked", "11",
 				"--baseline", base, "--max-growth", "4.761904", "-q"};
-	expect(args, 3,
+	tu_expectv(args, 3,
 	       "FAIL  max-peak cuda:0: 176 B > 175 B\n"
 	       "FAIL  max-fragmentation cuda:0: 0.44 (largest at a checkpoint at 120 ns) > 0.43\n"
 	       "FAIL  max-leaked cuda:0: 12 B > 11 B\n"
@@ -95,7 +79,7 @@ static void every_limit_failing_exits_three(void **state)
 static void one_failing_limit_among_holding_ones_exits_three(void **state)
 {
 	const char *args[16] = {"check", leaky, "--max-peak", "1GiB", "--max-leaked", "8", "-q"};
-	expect(args, 3,
+	tu_expectv(args, 3,
 	       "ok    max-peak cuda:0: 176 B <= 1.00 GiB (1,073,741,824 B)\n"
 	       "FAIL  max-leaked cuda:0: 12 B > 8 B\n");
 }
@@ -104,9 +88,9 @@ static void one_failing_limit_among_holding_ones_exits_three(void **state)
 static void sizes_take_units(void **state)
 {
 	const char *args[16] = {"check", leaky, "--max-peak", "0.171875KiB", "-q"};
-	expect(args, 0, "ok    max-peak cuda:0: 176 B <= 176 B\n");
+	tu_expectv(args, 0, "ok    max-peak cuda:0: 176 B <= 176 B\n");
 	const char *mb[16] = {"check", leaky, "--max-peak", "1.5G", "--max-leaked", "500MB", "-q"};
-	expect(mb, 0,
+	tu_expectv(mb, 0,
 	       "ok    max-peak cuda:0: 176 B <= 1.50 GiB (1,610,612,736 B)\n"
 	       "ok    max-leaked cuda:0: 12 B <= 476.8 MiB (500,000,000 B)\n");
 }
@@ -173,11 +157,11 @@ static void unreadable_inputs_exit_one(void **state)
 static void every_device_is_judged_unless_one_is_named(void **state)
 {
 	const char *all[16] = {"check", two, "--max-peak", "200", "-q"};
-	expect(all, 3,
+	tu_expectv(all, 3,
 	       "ok    max-peak cuda:0: 100 B <= 200 B\n"
 	       "FAIL  max-peak cuda:1: 300 B > 200 B\n");
 	const char *one[16] = {"check", two, "--max-peak", "200", "--device", "cuda:0", "-q"};
-	expect(one, 0, "ok    max-peak cuda:0: 100 B <= 200 B\n");
+	tu_expectv(one, 0, "ok    max-peak cuda:0: 100 B <= 200 B\n");
 	char *out, *err;
 	int rc = tu_run(&out, &err, NULL, "check", two, "--max-peak", "200", "--device", "cuda:7", "-q", NULL);
 	assert_int_equal(rc, 2);
@@ -191,7 +175,7 @@ static void every_device_is_judged_unless_one_is_named(void **state)
 static void a_device_the_baseline_lacks_grew_without_bound(void **state)
 {
 	const char *args[16] = {"check", two, "--baseline", base, "--max-growth", "5", "-q"};
-	expect(args, 3,
+	tu_expectv(args, 3,
 	       "ok    max-growth cuda:0: -40.4762 % (168 B -> 100 B) <= 5 %\n"
 	       "FAIL  max-growth cuda:1: unbounded (0 B -> 300 B) > 5 % (not in the baseline)\n");
 }
@@ -243,14 +227,14 @@ static void works_on_every_input_report_reads(void **state)
 	snprintf(below, sizeof below, "%llu", (unsigned long long)peak - 1);
 	const char *gz[16] = {"check", tu_sample("mlp_adam.jsonl.gz"), "--max-peak", limit, "--baseline",
 			      tu_sample("mlp_adam.jsonl"), "--max-growth", "0", "-q"};
-	expect(gz, 0,
+	tu_expectv(gz, 0,
 	       "ok    max-peak cpu: 15.44 MiB (16,190,672 B) <= 15.44 MiB (16,190,672 B)\n"
 	       "ok    max-growth cpu: +0 % (15.44 MiB -> 15.44 MiB) <= 0 %\n");
 	o = tu_json_file(tu_sample("mlp_adam_cut.oracle.json"));
 	assert_int_equal(tu_json_u64(o, "peak_total_allocated_bytes", NULL), peak);
 	cJSON_Delete(o);
 	const char *cut[16] = {"check", tu_sample("mlp_adam_cut.jsonl"), "--max-peak", below, "-q"};
-	expect(cut, 3, "FAIL  max-peak cpu: 15.44 MiB (16,190,672 B) > 15.44 MiB (16,190,671 B)\n");
+	tu_expectv(cut, 3, "FAIL  max-peak cpu: 15.44 MiB (16,190,672 B) > 15.44 MiB (16,190,671 B)\n");
 
 	o = tu_json_file(tu_sample("external/tracelens_h100_bert_small.oracle.json"));
 	peak = tu_json_u64(o, "devices", "1:0", "max_total_allocated", NULL);
@@ -258,7 +242,7 @@ static void works_on_every_input_report_reads(void **state)
 	snprintf(limit, sizeof limit, "%llu", (unsigned long long)peak);
 	const char *torch[16] = {"check", tu_sample("external/tracelens_h100_bert_small.json.gz"), "--max-peak", limit,
 				 "--device", "cuda:0", "--max-fragmentation", "0.5", "-q"};
-	expect(torch, 0,
+	tu_expectv(torch, 0,
 	       "ok    max-peak cuda:0: 96.61 MiB (101,305,344 B) <= 96.61 MiB (101,305,344 B)\n"
 	       "ok    max-fragmentation cuda:0: 0.248893 (largest at a checkpoint at 4.84 ms) <= 0.5\n");
 }

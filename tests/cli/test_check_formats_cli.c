@@ -44,17 +44,6 @@ static int run(char **out, char **err, const char *const *a)
 	return tu_runv(out, err, NULL, a);
 }
 
-static void expect(const char *const *args, int status, const char *stdout_text)
-{
-	char *out, *err;
-	int rc = run(&out, &err, args);
-	if (rc != status)
-		fail_msg("exit %d, expected %d; stderr: %s", rc, status, err);
-	if (stdout_text && strcmp(out, stdout_text) != 0)
-		fail_msg("stdout:\n%s\nexpected:\n%s", out, stdout_text);
-	free(out);
-	free(err);
-}
 
 /* xmllint's exit status for the file at path (0: well-formed XML). */
 static int xmllint(const char *path)
@@ -76,7 +65,7 @@ static size_t count(const char *s, const char *what)
 static void one_fail_and_one_na_in_each_format(void **state)
 {
 	const char *text[20] = {"check", two, "--max-peak", "200", "--max-fragmentation", "0.8", "-q"};
-	expect(text, 3,
+	tu_expectv(text, 3,
 	       "ok    max-peak cuda:0: 100 B <= 200 B\n"
 	       "FAIL  max-peak cpu: 300 B > 200 B\n"
 	       "ok    max-fragmentation cuda:0: 0.75 (largest at a checkpoint at 3 ns) <= 0.8\n"
@@ -91,7 +80,7 @@ static void one_fail_and_one_na_in_each_format(void **state)
 		 two, two);
 	const char *github[20] = {"check", two, "--max-peak", "200", "--max-fragmentation", "0.8", "-q", "--format",
 				  "github"};
-	expect(github, 3, want);
+	tu_expectv(github, 3, want);
 	snprintf(want, sizeof want,
 		 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		 "<testsuites name=\"cgmem check\" tests=\"4\" failures=\"1\" errors=\"0\" skipped=\"1\">\n"
@@ -115,13 +104,13 @@ static void one_fail_and_one_na_in_each_format(void **state)
 		 two);
 	const char *junit[20] = {"check", two, "--max-peak", "200", "--max-fragmentation", "0.8", "-q", "--format",
 				 "junit"};
-	expect(junit, 3, want);
+	tu_expectv(junit, 3, want);
 	/* n/a holds: with the peak's limit raised every format exits 0 */
 	const char *formats[] = {"text", "json", "github", "junit"};
 	for (size_t f = 0; f < 4; f++) {
 		const char *a[20] = {"check", two, "--max-peak", "300", "--max-fragmentation", "0.8", "-q", "--format",
 				     formats[f]};
-		expect(a, 0, NULL);
+		tu_expectv(a, 0, NULL);
 	}
 	const char *github_ok[20] = {"check", two, "--max-fragmentation", "0.8", "--device", "cpu", "-q", "--format",
 				     "github"};
@@ -129,7 +118,7 @@ static void one_fail_and_one_na_in_each_format(void **state)
 		 "::notice file=%s,title=cgmem check max-fragmentation cpu::max-fragmentation cpu: not applicable, "
 		 "limit 0.8 (" NA_REASON ")\n",
 		 two);
-	expect(github_ok, 0, want);
+	tu_expectv(github_ok, 0, want);
 }
 
 static void json_is_the_same_as_format_json_and_bad_formats_are_usage_errors(void **state)
@@ -145,7 +134,7 @@ static void json_is_the_same_as_format_json_and_bad_formats_are_usage_errors(voi
 	free(a_out);
 	free(b_out);
 	const char *both[20] = {"check", two, "--max-peak", "200", "--json", "--format", "json", "-q"};
-	expect(both, 3, NULL);
+	tu_expectv(both, 3, NULL);
 	struct {
 		const char *format;
 		bool json;
@@ -196,7 +185,7 @@ static void hostile_device_names_stay_inside_each_format(void **state)
 		 t, t);
 	const char *github[20] = {"check", t, "--max-peak", "10", "--max-fragmentation", "0.5", "-q", "--format",
 				  "github"};
-	expect(github, 3, want);
+	tu_expectv(github, 3, want);
 
 	char *out, *err;
 	int rc = tu_run(&out, &err, NULL, "check", t, "--max-peak", "10", "--max-fragmentation", "0.5", "-q", "--format",

@@ -5,6 +5,7 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,4 +82,16 @@ int tu_runv(char **out, char **err, const char *stdin_path, const char *const *a
 	else
 		free(e);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+void tu_expectv(const char *const *args, int status, const char *stdout_text)
+{
+	char *out, *err;
+	int rc = tu_runv(&out, &err, NULL, args);
+	if (rc != status)
+		fail_msg("exit %d, expected %d; stderr: %s", rc, status, err);
+	if (stdout_text && strcmp(out, stdout_text) != 0)
+		fail_msg("stdout:\n%s\nexpected:\n%s", out, stdout_text);
+	free(out);
+	free(err);
 }

@@ -11,5 +11,8 @@
 int tu_run(char **out, char **err, const char *stdin_path, ...);
 /* The same with the arguments in a NULL-terminated array (at most 62). */
 int tu_runv(char **out, char **err, const char *stdin_path, const char *const *args);
+/* Runs cgmem with args (stdin /dev/null) and fails the test unless it exits
+ * with status and, when stdout_text is not NULL, prints exactly that. */
+void tu_expectv(const char *const *args, int status, const char *stdout_text);
 
 #endif
