@@ -63,9 +63,12 @@ class Failure(Exception):
 # and the reference `cgmem report FILE... -o ref/out/`, compared with
 # `diff -r`).
 
-def map_command(cgmem, rank_file, part):
-    """The shell command array task i runs on rank file i."""
-    return f"{q(cgmem)} summary {q(rank_file)} --json > {q(part)}"
+def map_command(cgmem):
+    """The shell commands array task $i runs on its rank file $f, as
+    docs/scale-out.md's map.sbatch: the partial written beside, then
+    renamed into parts/."""
+    return (f'{q(cgmem)} summary "$f" --json > "parts/part.$i.json.tmp"\n'
+            'mv "parts/part.$i.json.tmp" "parts/part.$i.json"')
 
 
 def local_reference(cgmem, rank_files, ref_dir, deadline):
@@ -413,11 +416,14 @@ def main():
         parts = os.path.join(run, "parts")
         ref = os.path.join(run, "ref")
         logs = os.path.join(run, "logs")
-        tasks = "\n".join(f"{i}) {map_command(cgmem, f, os.path.join(parts, f'part.{i}.json'))} ;;"
-                          for i, f in enumerate(rank_files))
+        # task i takes line i + 1 of files.txt, as in docs/scale-out.md
+        with open(os.path.join(run, "files.txt"), "w") as f:
+            f.write("".join(r + "\n" for r in rank_files))
         write_script(os.path.join(run, "map.sh"),
-                     f'case "$SLURM_ARRAY_TASK_ID" in\n{tasks}\n'
-                     f'*) echo "no rank file for task $SLURM_ARRAY_TASK_ID" >&2; exit 1 ;;\nesac')
+                     'i=$SLURM_ARRAY_TASK_ID\n'
+                     'f=$(sed -n "$((i + 1))p" files.txt)\n'
+                     '[ -n "$f" ] || { echo "files.txt has no line $((i + 1))" >&2; exit 1; }\n'
+                     + map_command(cgmem))
         write_script(os.path.join(run, "merge.sh"), merge_command(cgmem, parts, ref, n))
 
         array = cluster.sbatch(os.path.join(run, "map.sh"), f"--array=0-{n - 1}",
