@@ -426,16 +426,18 @@ def main():
                      + map_command(cgmem))
         write_script(os.path.join(run, "merge.sh"), merge_command(cgmem, parts, ref, n))
 
+        # the reference first, so the merge job never reads a half-written one
+        deadline = time.monotonic() + JOBS_TIMEOUT
+        local_reference(cgmem, rank_files, ref, deadline)
+        t_ref = time.monotonic()
+        print(f"local reference ({n} runs of cgmem) in {t_ref - t_up:.1f} s")
         array = cluster.sbatch(os.path.join(run, "map.sh"), f"--array=0-{n - 1}",
                                f"--output={logs}/map.%A_%a.out")
         merge = cluster.sbatch(os.path.join(run, "merge.sh"), f"--dependency=afterok:{array}",
                                "--kill-on-invalid-dep=yes", f"--output={logs}/merge.%j.out")
-        # the reference is made while the cluster works, in the same time
-        deadline = time.monotonic() + JOBS_TIMEOUT
-        local_reference(cgmem, rank_files, ref, deadline)
         states = cluster.wait_jobs([array, merge], deadline)
         t_jobs = time.monotonic()
-        print(f"array {array} ({n} tasks) and merge job {merge} done in {t_jobs - t_up:.1f} s")
+        print(f"array {array} ({n} tasks) and merge job {merge} done in {t_jobs - t_ref:.1f} s")
 
         bad = [(j, s, c) for js in states.values() for j, (s, c) in sorted(js.items())
                if s != "COMPLETED" or c != "0:0"]
