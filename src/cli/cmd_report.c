@@ -375,7 +375,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 
 const cg_command cg_cmd_report = {
 	"report",
-	"FILE",
+	"FILE...",
 	"analyse a trace and write a report folder (report.html, report.md, charts, ...)",
 	"FILE is a candle-graph/trace/6 JSONL trace, a PyTorch profiler Chrome trace\n"
 	"(recorded with profile_memory=True), a PyTorch export_memory_timeline raw\n"
@@ -399,7 +399,17 @@ const cg_command cg_cmd_report = {
 	"The folder is written completely or not at all: an earlier report in DIR is\n"
 	"replaced only once the new one is complete. The temporary folder beside it\n"
 	"(.cgmem-tmp-*) is removed on errors, out of memory, SIGINT, SIGTERM and SIGHUP;\n"
-	"one left by a killed run is removed by the next run on DIR.\n",
+	"one left by a killed run is removed by the next run on DIR.\n"
+	"Several FILEs are the ranks of one distributed job (docs/ranks.md): DIR gets\n"
+	"the job's top report (summary.json with a \"ranks\" section, report.md,\n"
+	"report.html: per rank and device the peak, when, step, phase, headroom and how\n"
+	"the trace ends; imbalance, the highest rank, the first to stop by the wall\n"
+	"clock, outliers, missing ranks) and each rank's own report in DIR/ranks/N/.\n"
+	"The ranks are analysed in turn and only their rows kept. A file's rank is its\n"
+	"distributedInfo.rank, else --rank-from on its name, else rank[-_]?N in the\n"
+	"name, else a trailing _N before the first '.'; a file without one, or two\n"
+	"files of one rank, is an error. cgmem merge builds the same top report from\n"
+	"each rank's cgmem summary FILE --json.\n",
 	report_opts,
 	run_report,
 };

@@ -4,7 +4,8 @@
 figures are worked out by hand below; the merge laws; rank conflicts and
 gaps; the real single-rank samples named as ranks.
 
-usage: check_ranks.py CGMEM SAMPLES_DIR
+usage: check_ranks.py CGMEM SAMPLES_DIR [--memory]
+(--memory: the bounded-memory test, 200 ranks against 20)
 """
 import itertools
 import json
@@ -261,7 +262,92 @@ def real_samples(cgmem, tmp, samples):
               f"rank {r['rank']}: the peaks of {os.path.basename(f)}")
 
 
+def schema(out, samples):
+    """The top summary.json against docs/summary.schema.json (its ranks
+    section), and broken copies against it, when jsonschema is there."""
+    try:
+        import jsonschema
+    except ImportError:
+        print("python3-jsonschema not installed: the schema is not checked", file=sys.stderr)
+        return
+    sch = json.loads(read(os.path.join(os.path.dirname(os.path.abspath(samples)), "docs", "summary.schema.json")))
+    v = jsonschema.Draft202012Validator(sch)
+    doc = json.loads(read(os.path.join(out, "summary.json")))
+    errors = [e.message for e in v.iter_errors(doc)]
+    check(not errors, f"the top summary.json fits the schema: {errors[:3]}")
+    rank0 = json.loads(read(os.path.join(out, "ranks", "0", "summary.json")))
+    check(v.is_valid(rank0), "a rank's summary.json fits the schema")
+    broken = [dict(doc, source={}), dict(doc, ranks=dict(doc["ranks"], count=-1)),
+              dict(doc, ranks=dict(doc["ranks"], rows=[dict(doc["ranks"]["rows"][0], stop="crashed")])),
+              {k: x for k, x in rank0.items() if k != "devices"}]
+    for i, b in enumerate(broken):
+        check(not v.is_valid(b), f"broken document {i} is refused by the schema")
+
+
+def big_rank(path, records):
+    """A rank of `records` memory records: tensors allocated in waves of
+    1,000 and freed, so the timeline holds them all."""
+    ms = 1000000
+    with open(path, "w") as f:
+        f.write('{"kind":"meta","schema":"candle-graph/trace/6","started_at":"2026-11-30T10:00:00Z"}\n')
+        f.write('{"kind":"span_start","id":"s","name":"run","start_ns":0,"span_kind":"function"}\n')
+        t = 0
+        for wave in range(records // 2000):
+            for i in range(1000):
+                t += 1
+                f.write(f'{{"kind":"memory","timestamp_ns":{t * ms},"tensor_id":"w{wave}t{i}","span_id":"s",'
+                        f'"device":"cuda:0","bytes":{4096 + i},"action":"alloc","dtype":"f32","category":"activation"}}\n')
+            for i in range(1000):
+                t += 1
+                f.write(f'{{"kind":"memory","timestamp_ns":{t * ms},"tensor_id":"w{wave}t{i}","span_id":"s",'
+                        f'"device":"cuda:0","bytes":{4096 + i},"action":"free","dtype":"f32","category":"activation"}}\n')
+
+
+def peak_rss(cgmem, files, out):
+    """Peak resident memory of cgmem report over files, in bytes."""
+    p = subprocess.Popen([cgmem, "report", "-q", "--threads", "1", "--no-trace", "--formats", "csv", *files,
+                          "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, _, usage = os.wait4(p.pid, 0)
+    p.returncode = 0
+    err = p.stderr.read().decode()
+    p.stdout.close()
+    p.stderr.close()
+    check(err == "", f"report of {len(files)} ranks: {err}")
+    return usage.ru_maxrss * 1024
+
+
+def bounded_memory(cgmem, tmp, records):
+    """A job of 200 ranks needs about the memory of one: its peak RSS against
+    that of 20 ranks of the same size, in the same run."""
+    one = os.path.join(tmp, "one.jsonl")
+    big_rank(one, records)
+    d = os.path.join(tmp, "many")
+    os.makedirs(d)
+    files = []
+    for r in range(200):
+        files.append(os.path.join(d, f"rank{r}_trace.jsonl"))
+        os.link(one, files[-1])  # the same trace, a rank by its name
+    alone = peak_rss(cgmem, files[:1], os.path.join(tmp, "o1"))
+    twenty = peak_rss(cgmem, files[:20], os.path.join(tmp, "o20"))
+    many = peak_rss(cgmem, files, os.path.join(tmp, "o200"))
+    rows = json.loads(read(os.path.join(tmp, "o200", "summary.json")))["ranks"]["rows"]
+    check(len(rows) == 200 and rows[199]["rank"] == 199, "200 ranks")
+    print(f"peak RSS: 1 rank {alone / MIB:.1f} MiB, 20 ranks {twenty / MIB:.1f} MiB, "
+          f"200 ranks {many / MIB:.1f} MiB ({records} records a rank)")
+    # kept in memory, 180 more ranks would be 180 times a rank's timeline
+    # (several MiB each); in turn they add their rows only
+    check(many < twenty + 16 * MIB, f"200 ranks need {many - twenty} more bytes than 20")
+    check(twenty < alone + 16 * MIB, f"20 ranks need {twenty - alone} more bytes than 1")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[3] == "--memory":
+        tmp = tempfile.mkdtemp(prefix="cgmem-ranks-")
+        try:
+            bounded_memory(sys.argv[1], tmp, 50000)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return 1 if FAILURES else 0
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
@@ -270,6 +356,7 @@ def main():
     try:
         files = gen_ranks.write_job(os.path.join(tmp, "job"))
         out = job_figures(cgmem, tmp, files)
+        schema(out, samples)
         parts = merge_laws(cgmem, tmp, files, out)
         conflicts_and_gaps(cgmem, tmp, files, parts)
         real_samples(cgmem, tmp, samples)
