@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "chart_ranks.h"
 #include "doc.h"
 #include "doc_save.h"
 #include "units.h"
@@ -189,13 +190,16 @@ static void files_table(cg_doc *d, const cg_rankset *s)
 	}
 }
 
-int cg_ranks_report_write(cg_outdir *od, const cg_rankset *s, const cg_ranks_result *f, bool html, cg_error *err)
+int cg_ranks_report_write(cg_outdir *od, const cg_rankset *s, const cg_ranks_result *f, bool chart, bool html,
+			  cg_error *err)
 {
 	char title[96];
 	snprintf(title, sizeof title, "Memory report — %zu ranks", s->n);
 	cg_doc *d = cg_doc_new(title);
 	cg_doc_heading(d, 2, "Findings");
 	findings(d, s, f);
+	if (chart)
+		cg_doc_figure(d, CG_CHART_RANKS_NAME, "Peak per rank, by category at the peak");
 	rows_table(d, s);
 	phase_table(d, s, f);
 	files_table(d, s);

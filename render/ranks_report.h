@@ -10,6 +10,9 @@
 #include "outdir.h"
 #include "ranks.h"
 
-int cg_ranks_report_write(cg_outdir *od, const cg_rankset *s, const cg_ranks_result *f, bool html, cg_error *err);
+/* chart: the folder holds the ranks_peak chart (chart_ranks.h), shown
+ * after the findings. */
+int cg_ranks_report_write(cg_outdir *od, const cg_rankset *s, const cg_ranks_result *f, bool chart, bool html,
+			  cg_error *err);
 
 #endif

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "chart_ranks.h"
 #include "partial.h"
 #include "ranks.h"
 #include "ranks_json.h"
@@ -36,8 +37,13 @@ int cg_cmd_ranks_write_top(cg_outdir *od, cg_rankset *s, bool html, cg_error *er
 	if (rc == 0)
 		rc = cg_ranks_json_save(path, s, f, err);
 	cg_free(path);
+	/* at the default size and formats, whatever a report's own charts
+	 * use: merge draws the same bytes */
+	cg_charts_options co = CG_CHARTS_OPTIONS_INIT;
 	if (rc == 0)
-		rc = cg_ranks_report_write(od, s, f, html, err);
+		rc = cg_chart_ranks_write(od, s, &co, err);
+	if (rc == 0)
+		rc = cg_ranks_report_write(od, s, f, true, html, err);
 	cg_ranks_free(f);
 	return rc;
 }

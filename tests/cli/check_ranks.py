@@ -130,6 +130,11 @@ def job_figures(cgmem, tmp, files):
                  "| optimizer | 4 | 850.0 MiB | 0 | 450.0 MiB | 1.89 | 400.0 MiB |"):
         check(line in md, f"report.md has: {line}")
     check(os.path.exists(os.path.join(out, "report.html")), "report.html")
+    check(sorted(os.listdir(out)) == [".cgmem-manifest", "ranks", "ranks_peak.png", "ranks_peak.svg", "report.html",
+                                      "report.md", "summary.json"], f"the top folder: {sorted(os.listdir(out))}")
+    check("![Peak per rank, by category at the peak](ranks_peak.png)" in md, "report.md shows the chart")
+    svg = read(os.path.join(out, "ranks_peak.svg"))
+    check(svg.count("rank") >= 1 and "gradient" in svg or "<svg" in svg, "ranks_peak.svg is an SVG")
     # each rank's full report, its summary.json the partial summary --json prints
     for r, f in enumerate(files):
         rd = os.path.join(out, "ranks", str(r))
