@@ -175,11 +175,30 @@ static void phase_table(cg_doc *d, const cg_rankset *s, const cg_ranks_result *f
 	}
 }
 
+/* Links to each rank's own report in ranks/N/ (cgmem report writes them;
+ * cgmem merge, which has no timelines, writes the same top report). */
+static void rank_links(cg_doc *d, const cg_rankset *s)
+{
+	char **texts = cg_malloc((s->n ? s->n : 1) * sizeof *texts), **hrefs = cg_malloc((s->n ? s->n : 1) * sizeof *hrefs);
+	for (size_t i = 0; i < s->n; i++) {
+		texts[i] = cg_asprintf("rank %" PRId64, s->ranks[i].rank);
+		hrefs[i] = cg_asprintf("ranks/%" PRId64 "/report.html", s->ranks[i].rank);
+	}
+	cg_doc_links(d, "Each rank's own report", s->n, (const char *const *)texts, (const char *const *)hrefs);
+	for (size_t i = 0; i < s->n; i++) {
+		cg_free(texts[i]);
+		cg_free(hrefs[i]);
+	}
+	cg_free(texts);
+	cg_free(hrefs);
+}
+
 static void files_table(cg_doc *d, const cg_rankset *s)
 {
 	cg_doc_heading(d, 2, "Files");
-	cg_doc_note(d, "Each rank's own report is in ranks/N/ beside this one (cgmem report; cgmem merge builds "
-		       "this top report only). How a rank's number is found: docs/ranks.md.");
+	rank_links(d, s);
+	cg_doc_note(d, "The reports in ranks/N/ are written by cgmem report FILE...; cgmem merge writes this top "
+		       "report alone. How a rank's number is found: docs/ranks.md.");
 	cg_doc_table(d, 4, "rlll");
 	cg_doc_row(d, (const char *[]){"rank", "file", "rank from", "format"});
 	for (size_t i = 0; i < s->n; i++) {

@@ -133,6 +133,10 @@ def job_figures(cgmem, tmp, files):
     check(sorted(os.listdir(out)) == [".cgmem-manifest", "ranks", "ranks_peak.png", "ranks_peak.svg", "report.html",
                                       "report.md", "summary.json"], f"the top folder: {sorted(os.listdir(out))}")
     check("![Peak per rank, by category at the peak](ranks_peak.png)" in md, "report.md shows the chart")
+    check("Each rank's own report: [rank 0](ranks/0/report.html) · [rank 1](ranks/1/report.html) · " in md,
+          "report.md links each rank's report")
+    check('<a href="ranks/7/report.html">rank 7</a></p>' in read(os.path.join(out, "report.html")),
+          "report.html links each rank's report")
     svg = read(os.path.join(out, "ranks_peak.svg"))
     check(svg.count("rank") >= 1 and "gradient" in svg or "<svg" in svg, "ranks_peak.svg is an SVG")
     # each rank's full report, its summary.json the partial summary --json prints
