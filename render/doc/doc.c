@@ -1,5 +1,6 @@
 #include "doc.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,6 +100,19 @@ void cg_doc_row(cg_doc *d, const char *const *cells)
 	for (size_t i = 0; i < b->ncols; i++)
 		b->cells[b->nrows * b->ncols + i] = cg_strdup(cells[i] ? cells[i] : "");
 	b->nrows++;
+}
+
+void cg_doc_links(cg_doc *d, const char *label, size_t n, const char *const *texts, const char *const *hrefs)
+{
+	cg_doc_block *b = push(d, CG_DOC_LINKS);
+	b->text = cg_strdup(label);
+	b->ncols = 2;
+	for (size_t i = 0; i < n; i++) {
+		for (const char *p = hrefs[i]; *p; p++)
+			assert((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			       strchr("._/-", *p));
+		cg_doc_row(d, (const char *const[]){texts[i], hrefs[i]});
+	}
 }
 
 void cg_doc_figure(cg_doc *d, const char *name, const char *title)

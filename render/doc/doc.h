@@ -25,6 +25,7 @@ typedef enum cg_doc_kind {
 	CG_DOC_TABLE,
 	CG_DOC_FIGURE,
 	CG_DOC_CODE,
+	CG_DOC_LINKS, /* a line of links to files beside the document */
 } cg_doc_kind;
 
 typedef struct cg_doc_block {
@@ -59,6 +60,10 @@ void cg_doc_code(cg_doc *d, const char *text);
  * anywhere (span paths). The next call to cg_doc_row gives the header. */
 void cg_doc_table(cg_doc *d, size_t ncols, const char *align);
 void cg_doc_row(cg_doc *d, const char *const *cells);
+/* "label: text1 · text2 · ...", each text a link to its href, a path
+ * relative to the document made of [A-Za-z0-9._/-] only (links to files
+ * the same folder holds, such as a rank's report). */
+void cg_doc_links(cg_doc *d, const char *label, size_t n, const char *const *texts, const char *const *hrefs);
 /* A chart: name.png in Markdown, name.svg inlined in HTML. */
 void cg_doc_figure(cg_doc *d, const char *name, const char *title);
 

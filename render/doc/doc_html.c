@@ -342,6 +342,17 @@ int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *
 			put_text(out, b->text);
 			cg_sink_puts(out, "</pre>\n");
 			break;
+		case CG_DOC_LINKS:
+			cg_sink_puts(out, "<p>");
+			put_text(out, b->text);
+			for (size_t k = 0; k < b->nrows; k++) {
+				/* hrefs are [A-Za-z0-9._/-] (doc.h) */
+				cg_sink_printf(out, "%s<a href=\"%s\">", k ? " · " : ": ", b->cells[2 * k + 1]);
+				put_text(out, b->cells[2 * k]);
+				cg_sink_puts(out, "</a>");
+			}
+			cg_sink_puts(out, "</p>\n");
+			break;
 		}
 	}
 	cg_doc_ids_free(ids, d->n);

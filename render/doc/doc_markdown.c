@@ -133,6 +133,15 @@ void cg_doc_write_markdown_in(const cg_doc *d, cg_sink *out, const char *dir)
 		case CG_DOC_CODE:
 			code(out, b->text);
 			break;
+		case CG_DOC_LINKS:
+			put_text(out, b->text);
+			for (size_t k = 0; k < b->nrows; k++) {
+				cg_sink_puts(out, k ? " · [" : ": [");
+				put_text(out, b->cells[2 * k]);
+				cg_sink_printf(out, "](%s)", b->cells[2 * k + 1]); /* [A-Za-z0-9._/-] (doc.h) */
+			}
+			cg_sink_puts(out, "\n\n");
+			break;
 		}
 	}
 	cg_doc_ids_free(ids, d->n);

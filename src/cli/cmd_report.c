@@ -1,16 +1,20 @@
 /* cgmem report: a trace in, a report folder out. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis.h"
 #include "charts.h"
 #include "chrome_trace.h"
 #include "cmd_common.h"
+#include "cmd_ranks.h"
 #include "commands.h"
 #include "export.h"
 #include "outdir.h"
+#include "partial.h"
 #include "report.h"
 #include "summary_json.h"
 #include "termtext.h"
@@ -29,6 +33,7 @@ static const cg_opt report_opts[] = {
 	{"height", 0, "PX", "chart height in pixels (default 900, at least 450)"},
 	{"scale", 0, "S", "PNG pixels per chart pixel, e.g. 2 for HiDPI (default 1)"},
 	{"hidpi-names", 0, NULL, "name the PNGs for their scale: NAME@2x.png at --scale 2"},
+	CG_RANK_FROM_OPT,
 	CG_TOP_OPT,
 	CG_INGEST_OPTS,
 	CG_OPT_END,
@@ -214,10 +219,104 @@ static void print_figures(const cg_analysis *a, const char *dir)
 	cg_termtext_line(stdout, "report written to %.*s/ (report.html, report.md, summary.json)", (int)n, dir);
 }
 
+/* One rank of a job: analysed, its row taken from its summary.json (the
+ * partial result, read as cgmem merge reads it: one code path), its own
+ * report written into ranks/N/, and everything but the row freed. */
+static int report_rank(const cg_command *cmd, cg_cmd_input *in, const report_options *ro, const char *path,
+		       const regex_t *re, const char *ranks_dir, cg_rankset *set)
+{
+	cg_timeline *tl;
+	cg_analysis *a;
+	int status = cg_cmd_analyse(cmd, in, path, &tl, &a);
+	if (status)
+		return status;
+	cg_error err = CG_ERROR_INIT;
+	cg_sink *s = cg_sink_memory();
+	cg_summary_json_write(s, a, true);
+	size_t len;
+	const char *text = cg_sink_data(s, &len);
+	int rc = cg_partial_read(set, text, len, path, re, &err);
+	cg_sink_close(s, NULL);
+	if (rc == 0)
+		rc = cg_rankset_check_last(set, &err);
+	cg_outdir *sub = NULL;
+	if (rc == 0) {
+		char *dir = cg_asprintf("%s/%" PRId64, ranks_dir, set->ranks[set->n - 1].rank);
+		rc = cg_outdir_begin(&sub, dir, false, &err);
+		cg_free(dir);
+	}
+	if (rc == 0) {
+		rc = write_outputs(sub, a, ro, &in->progress, &err);
+		if (rc < 0)
+			cg_outdir_abort(sub);
+		else
+			rc = cg_outdir_commit(sub, &err);
+	}
+	cg_progress_line_end(&in->progress);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+	if (rc < 0) {
+		cg_termtext_line(stderr, "cgmem report: %s", err.msg);
+		return cg_error_exit_status(rc);
+	}
+	return 0;
+}
+
+/* cgmem report FILE...: the ranks of one job, in turn (docs/ranks.md). */
+static int report_ranks(const cg_command *cmd, const cg_args *args, const char *dir, cg_cmd_input *in,
+			const report_options *ro)
+{
+	regex_t re;
+	bool has_re;
+	int status = cg_cmd_rank_regex(cmd, args, &re, &has_re);
+	if (status)
+		return status;
+	cg_error err = CG_ERROR_INIT;
+	cg_outdir *od = NULL;
+	cg_rankset set = {0};
+	int rc = cg_outdir_begin(&od, dir, cg_args_flag(cmd, args, "force"), &err);
+	char *ranks_dir = rc == 0 ? cg_outdir_path(od, "ranks") : NULL;
+	if (rc == 0 && (!ranks_dir || mkdir(ranks_dir, 0777) != 0))
+		rc = cg_error_set(&err, CG_EIO, "%s/ranks: cannot create: %s", dir, strerror(errno));
+	for (int i = 0; rc == 0 && status == 0 && i < args->noperands; i++)
+		status = report_rank(cmd, in, ro, args->operands[i], has_re ? &re : NULL, ranks_dir, &set);
+	if (rc == 0 && status == 0) {
+		cg_progress_line_stage(&in->progress, "writing the top report");
+		rc = cg_cmd_ranks_write_top(od, &set, ro->html, &err);
+		cg_progress_line_end(&in->progress);
+		rc = rc < 0 ? rc : cg_outdir_commit(od, &err);
+		od = NULL;
+	}
+	cg_outdir_abort(od);
+	cg_free(ranks_dir);
+	if (rc < 0) {
+		cg_termtext_line(stderr, "cgmem report: %s", err.msg);
+		status = cg_error_exit_status(rc);
+	} else if (status == 0 && !in->quiet) {
+		cg_cmd_ranks_print(&set);
+		size_t n = strlen(dir);
+		while (n > 1 && dir[n - 1] == '/')
+			n--;
+		cg_termtext_line(stdout, "report of %zu ranks written to %.*s/ (report.html, report.md, summary.json; "
+				 "each rank's in ranks/N/)", set.n, (int)n, dir);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "cgmem report: cannot write to standard output (the report in %s is complete)\n",
+				dir);
+			status = CG_EXIT_INPUT;
+		}
+	}
+	cg_rankset_clear(&set);
+	if (has_re)
+		regfree(&re);
+	return status;
+}
+
 static int run_report(const cg_command *cmd, const cg_args *args)
 {
-	if (args->noperands != 1)
-		return cg_usage_error(cmd, args->noperands ? "give exactly one trace file" : "no trace file given");
+	if (args->noperands < 1)
+		return cg_usage_error(cmd, "no trace file given");
+	if (args->noperands == 1 && cg_args_get(cmd, args, "rank-from"))
+		return cg_usage_error(cmd, "--rank-from numbers the ranks of several files; one was given");
 	const char *dir = cg_args_get(cmd, args, "output");
 	if (!dir || !*dir)
 		return cg_usage_error(cmd, "no output folder given (-o DIR)");
@@ -232,6 +331,9 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 		status = chart_options(cmd, args, &ro.charts, &ro.exports);
 	if (status)
 		return status;
+
+	if (args->noperands > 1)
+		return report_ranks(cmd, args, dir, &in, &ro);
 
 	cg_timeline *tl;
 	cg_analysis *a;
@@ -273,7 +375,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 
 const cg_command cg_cmd_report = {
 	"report",
-	"FILE",
+	"FILE...",
 	"analyse a trace and write a report folder (report.html, report.md, charts, ...)",
 	"FILE is a candle-graph/trace/6 JSONL trace, a PyTorch profiler Chrome trace\n"
 	"(recorded with profile_memory=True), a PyTorch export_memory_timeline raw\n"
@@ -297,7 +399,17 @@ const cg_command cg_cmd_report = {
 	"The folder is written completely or not at all: an earlier report in DIR is\n"
 	"replaced only once the new one is complete. The temporary folder beside it\n"
 	"(.cgmem-tmp-*) is removed on errors, out of memory, SIGINT, SIGTERM and SIGHUP;\n"
-	"one left by a killed run is removed by the next run on DIR.\n",
+	"one left by a killed run is removed by the next run on DIR.\n"
+	"Several FILEs are the ranks of one distributed job (docs/ranks.md): DIR gets\n"
+	"the job's top report (summary.json with a \"ranks\" section, report.md,\n"
+	"report.html: per rank and device the peak, when, step, phase, headroom and how\n"
+	"the trace ends; imbalance, the highest rank, the first to stop by the wall\n"
+	"clock, outliers, missing ranks) and each rank's own report in DIR/ranks/N/.\n"
+	"The ranks are analysed in turn and only their rows kept. A file's rank is its\n"
+	"distributedInfo.rank, else --rank-from on its name, else rank[-_]?N in the\n"
+	"name, else a trailing _N before the first '.'; a file without one, or two\n"
+	"files of one rank, is an error. cgmem merge builds the same top report from\n"
+	"each rank's cgmem summary FILE --json.\n",
 	report_opts,
 	run_report,
 };

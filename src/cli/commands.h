@@ -8,5 +8,6 @@ extern const cg_command cg_cmd_report;  /* cmd_report.c */
 extern const cg_command cg_cmd_summary; /* cmd_summary.c */
 extern const cg_command cg_cmd_diff;    /* cmd_diff.c */
 extern const cg_command cg_cmd_check;   /* cmd_check.c */
+extern const cg_command cg_cmd_merge;   /* cmd_merge.c */
 
 #endif

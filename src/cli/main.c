@@ -14,6 +14,7 @@ static const cg_command *const commands[] = {
 	&cg_cmd_summary,
 	&cg_cmd_diff,
 	&cg_cmd_check,
+	&cg_cmd_merge,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -39,7 +39,9 @@ static void usage_errors_exit_two_and_say_why(void **state)
 		{{"help", "frobnicate", NULL}, "no command named 'frobnicate'"},
 		{{"report", NULL}, "cgmem report: no trace file given"},
 		{{"report", "a.jsonl", NULL}, "cgmem report: no output folder given (-o DIR)"},
-		{{"report", "a.jsonl", "b.jsonl", "-o", "x", NULL}, "give exactly one trace file"},
+		/* several files are the ranks of one job (check_ranks.py) */
+		{{"report", "a.jsonl", "--rank-from", "r([0-9]+)", "-o", "x", NULL},
+		 "cgmem report: --rank-from numbers the ranks of several files; one was given"},
 		{{"report", "a.jsonl", "--bogus", NULL}, "cgmem report: unknown option --bogus"},
 		{{"report", "a.jsonl", "-o", NULL}, "option --output needs a value (DIR)"},
 		{{"report", "a.jsonl", "-o", "x", "--max-line-bytes", "lots", NULL},

@@ -357,6 +357,18 @@ static int teardown(void **state)
 	return 0;
 }
 
+static void links_are_anchors_with_escaped_texts(void **state)
+{
+	cg_doc *d = cg_doc_new("T");
+	cg_doc_links(d, "Reports", 2, (const char *const[]){"rank 0", "<b>1</b>"},
+		     (const char *const[]){"ranks/0/report.html", "ranks/1/report.html"});
+	char *page = html(d, NULL);
+	assert_non_null(strstr(page, "<p>Reports: <a href=\"ranks/0/report.html\">rank 0</a> \xc2\xb7 "
+				     "<a href=\"ranks/1/report.html\">&lt;b&gt;1&lt;/b&gt;</a></p>\n"));
+	free(page);
+	cg_doc_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +384,7 @@ int main(void)
 		cmocka_unit_test(the_contents_list_h2s_with_their_h3s),
 		cmocka_unit_test(tables_have_a_head_and_sentences_may_wrap),
 		cmocka_unit_test(the_style_prints_whole_rows_and_scrolls_small_tables),
+		cmocka_unit_test(links_are_anchors_with_escaped_texts),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -191,6 +191,18 @@ static void an_empty_document_is_its_title(void **state)
 	cg_doc_free(d);
 }
 
+static void links_are_a_line_of_markdown_links_with_escaped_texts(void **state)
+{
+	cg_doc *d = cg_doc_new("T");
+	cg_doc_links(d, "Each rank's report", 2, (const char *const[]){"rank 0", "rank *1*"},
+		     (const char *const[]){"ranks/0/report.html", "ranks/1/report.html"});
+	char *md = markdown(d);
+	assert_non_null(strstr(md, "Each rank's report: [rank 0](ranks/0/report.html) \xc2\xb7 "
+				   "[rank \\*1\\*](ranks/1/report.html)\n\n"));
+	free(md);
+	cg_doc_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +215,7 @@ int main(void)
 		cmocka_unit_test(every_line_of_code_is_indented),
 		cmocka_unit_test(an_empty_document_is_its_title),
 		cmocka_unit_test(the_contents_link_each_h2_by_its_own_anchor),
+		cmocka_unit_test(links_are_a_line_of_markdown_links_with_escaped_texts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

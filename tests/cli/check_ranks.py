@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""One report across the ranks of a job (issue 16): `cgmem report FILE...`,
+`cgmem merge PART... -o DIR | --json`, on the job gen_ranks.py writes, whose
+figures are worked out by hand below; the merge laws; rank conflicts and
+gaps; the real single-rank samples named as ranks.
+
+usage: check_ranks.py CGMEM SAMPLES_DIR [--memory]
+(--memory: the bounded-memory test, 200 ranks against 20)
+"""
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import gen_ranks  # noqa: E402
+
+MIB = 1 << 20
+START_NS = gen_ranks.START_US * 1000
+FAILURES = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(cgmem, *args, status=0):
+    p = subprocess.run([cgmem, *args], capture_output=True, text=True, timeout=300)
+    check(p.returncode == status, f"cgmem {' '.join(args)}: exit {p.returncode}, expected {status}: {p.stderr}")
+    return p
+
+
+def read(path, mode="r"):
+    with open(path, mode) as f:
+        return f.read()
+
+
+def top_files(d):
+    """The files of a top report (the manifest and ranks/ are report's)."""
+    return {n: read(os.path.join(d, n), "rb") for n in sorted(os.listdir(d))
+            if n not in ("ranks", ".cgmem-manifest")}
+
+
+def job_figures(cgmem, tmp, files):
+    out = os.path.join(tmp, "out")
+    p = run(cgmem, "report", "-q", "--no-trace", *files, "-o", out)
+    check(p.stdout == "" and p.stderr == "", f"report -q prints nothing: {p.stdout!r} {p.stderr!r}")
+    doc = json.loads(read(os.path.join(out, "summary.json")))
+    rk = doc["ranks"]
+    check(doc["schema"] == "cgmem/summary/1", "schema")
+    check(rk["count"] == 8 and rk["device_rows"] == 8, "8 ranks of one device")
+    check(rk["world_size"] == 8 and rk["missing"] == [] and not rk["world_sizes_disagree"],
+          "world_size 8 (distributedInfo of the Kineto ranks), none missing")
+    rows = {r["rank"]: r for r in rk["rows"]}
+    check(sorted(rows) == list(range(8)), "ranks 0..7")
+    # peaks 2P + A: stage 0 2*400+400, stage 1 2*200+300, stage 2 600, stage 3 500 (MiB)
+    want_peak = {0: 1200, 1: 700, 2: 600, 3: 500, 4: 1200, 5: 700, 6: 600, 7: 500}
+    for r, mib in want_peak.items():
+        dev = rows[r]["devices"][0]
+        check(dev["peak_bytes"] == mib * MIB, f"rank {r} peak {dev['peak_bytes']} != {mib} MiB")
+    # first reached at 0.4 s in the JSONL and Kineto traces (both from the
+    # job's start), at 0.39 s in the snapshots (their time 0 is the first
+    # entry, the parameters' allocation at 10 ms)
+    for r in range(8):
+        want = 390000000 if r >= 6 else 400000000
+        check(rows[r]["devices"][0]["peak_time_ns"] == want, f"rank {r} peak time")
+    for r in range(4):
+        d = rows[r]["devices"][0]
+        check(d["step"] == "train_step#0" and d["phase"] == "backward", f"rank {r}: step 0, backward")
+        # capacity from device_memory: used 0 + free 2048 MiB
+        check(d["capacity_bytes"] == 2048 * MIB and d["headroom_bytes"] == (2048 - want_peak[r]) * MIB,
+              f"rank {r} headroom")
+    for r in (4, 5):
+        check(rows[r]["devices"][0]["step"] == "ProfilerStep#0", f"rank {r}: ProfilerStep#0")
+        check(rows[r]["rank_from"] == "distributed_info", f"rank {r} from distributedInfo")
+    check(rows[5]["devices"][0]["name"] == "cuda:1", "rank 5 on cuda:1 (Device Id 1)")
+    for r in (0, 1, 2, 3, 6, 7):
+        check(rows[r]["rank_from"] == "file_name", f"rank {r} from its file name")
+    # how each ends: rank 2 cut at 1.1 s, rank 6 out of memory at 2.4 s
+    # (2.39 s after its first entry), the others at 2.8 s
+    check(rows[2]["stop"] == "cut" and rows[2]["stop_ns"] == 1100000000, "rank 2 cut at 1.1 s")
+    check(rows[6]["stop"] == "oom" and rows[6]["stop_ns"] == 2390000000, "rank 6 OOM")
+    check(rows[6]["devices"][0]["oom"], "rank 6's device ran out")
+    for r in (0, 1, 3, 4, 5, 7):
+        check(rows[r]["stop"] == "end", f"rank {r} ends")
+    want_wall = {r: START_NS + 2800000000 for r in range(8)}
+    want_wall[2] = START_NS + 1100000000
+    want_wall[6] = START_NS + 2400000000
+    for r in range(8):
+        check(rows[r]["stop_unix_ns"] == want_wall[r], f"rank {r} stops at {rows[r]['stop_unix_ns']} by the wall clock")
+    check(rk["first_to_stop"] == {"rank": 2, "stop": "cut", "stop_unix_ns": START_NS + 1100000000,
+                                  "ranks_with_wall_clock": 8}, f"first to stop: {rk['first_to_stop']}")
+    # sorted peaks 500 500 600 600 700 700 1200 1200: lower median 600
+    pk = rk["peak"]
+    check(pk == {"rows": 8, "max_bytes": 1200 * MIB, "max_at": {"rank": 0, "device": "cuda:0"},
+                 "min_bytes": 500 * MIB, "min_at": {"rank": 3, "device": "cuda:0"}, "median_bytes": 600 * MIB,
+                 "max_minus_min_bytes": 700 * MIB, "max_over_median": 2}, f"peak spread {pk}")
+    # |peak - 600|: 600 100 0 100 600 100 0 100 -> MAD 100; beyond 300: ranks 0 and 4
+    check(rk["outliers"] == {"median_absolute_deviation_bytes": 100 * MIB,
+                             "list": [{"rank": 0, "device": "cuda:0", "peak_bytes": 1200 * MIB},
+                                      {"rank": 4, "device": "cuda:0", "peak_bytes": 1200 * MIB}]},
+          f"outliers {rk['outliers']}")
+    # phases, JSONL ranks 0-3 only: forward P + A = 800 500 400 300,
+    # backward 2P + A = 1200 700 600 500, optimizer 2P + 50 = 850 450 450 450
+    ph = rk["peak_by_phase"]
+    check(ph["none"] is None, "no phase none")
+    for name, mx, med, mn in (("forward", 800, 400, 300), ("backward", 1200, 600, 500),
+                              ("optimizer", 850, 450, 450)):
+        p = ph[name]
+        check(p is not None and p["rows"] == 4 and p["max_bytes"] == mx * MIB and p["median_bytes"] == med * MIB
+              and p["min_bytes"] == mn * MIB and p["max_at"] == {"rank": 0, "device": "cuda:0"}
+              and p["max_minus_min_bytes"] == (mx - mn) * MIB and abs(p["max_over_median"] - mx / med) < 1e-12,
+              f"phase {name}: {p}")
+    md = read(os.path.join(out, "report.md"))
+    for line in ("> **Rank 2 (rank-2.trace.jsonl): cut off at 1.100 s, 2026-11-30 10:00:01.100 UTC.**",
+                 "> **Rank 6 (snapshot\\_oom\\_rank-6.pickle): out of memory at 2.390 s, "
+                 "2026-11-30 10:00:02.400 UTC.**",
+                 "Highest peak: rank 0 on cuda:0, 1.17 GiB at 0.400 s in train\\_step#0, backward.",
+                 "Imbalance of the peaks over 8 rank and device rows: max / median 2.00 (1.17 GiB / 600.0 MiB), "
+                 "max − min 700.0 MiB.",
+                 "First to stop by the wall clock: rank 2, 2026-11-30 10:00:01.100 UTC (cut off at 1.100 s; "
+                 "8 of 8 ranks give the wall clock).",
+                 "| 0 | cuda:0 | 1.17 GiB | 0.400 s | train\\_step#0 | backward | 848.0 MiB | ends at 2.800 s | "
+                 "2026-11-30 10:00:02.800 UTC | ranks/0/ |",
+                 "| optimizer | 4 | 850.0 MiB | 0 | 450.0 MiB | 1.89 | 400.0 MiB |"):
+        check(line in md, f"report.md has: {line}")
+    check(os.path.exists(os.path.join(out, "report.html")), "report.html")
+    check(sorted(os.listdir(out)) == [".cgmem-manifest", "ranks", "ranks_peak.png", "ranks_peak.svg", "report.html",
+                                      "report.md", "summary.json"], f"the top folder: {sorted(os.listdir(out))}")
+    check("![Peak per rank, by category at the peak](ranks_peak.png)" in md, "report.md shows the chart")
+    check("Each rank's own report: [rank 0](ranks/0/report.html) · [rank 1](ranks/1/report.html) · " in md,
+          "report.md links each rank's report")
+    check('<a href="ranks/7/report.html">rank 7</a></p>' in read(os.path.join(out, "report.html")),
+          "report.html links each rank's report")
+    svg = read(os.path.join(out, "ranks_peak.svg"))
+    check(svg.count("rank") >= 1 and "gradient" in svg or "<svg" in svg, "ranks_peak.svg is an SVG")
+    # each rank's full report, its summary.json the partial summary --json prints
+    for r, f in enumerate(files):
+        rd = os.path.join(out, "ranks", str(r))
+        check(os.path.exists(os.path.join(rd, "report.html")), f"ranks/{r}/report.html")
+        check(os.path.exists(os.path.join(rd, f"timeline.{rows[r]['devices'][0]['name'].replace(':', '-')}.svg")),
+              f"ranks/{r} has its charts")
+        part = run(cgmem, "summary", "--json", "-q", f).stdout
+        check(read(os.path.join(rd, "summary.json")) + "\n" == part, f"ranks/{r}/summary.json is the partial")
+    return out
+
+
+def merge_laws(cgmem, tmp, files, out):
+    parts = []
+    for f in files:
+        p = os.path.join(tmp, "part." + os.path.basename(f) + ".json")
+        with open(p, "w") as fh:
+            fh.write(run(cgmem, "summary", "--json", "-q", f).stdout)
+        parts.append(p)
+    merged = os.path.join(tmp, "merged")
+    run(cgmem, "merge", "-q", *parts, "-o", merged)
+    check(top_files(merged) == top_files(out), "merge -o writes the top files of report, byte for byte")
+    whole = run(cgmem, "merge", "--json", *parts).stdout
+    check(whole == read(os.path.join(out, "summary.json")), "merge --json is the top summary.json")
+
+    def merge_json(paths, name):
+        text = run(cgmem, "merge", "--json", *paths).stdout
+        path = os.path.join(tmp, name)
+        with open(path, "w") as fh:
+            fh.write(text)
+        return path
+
+    # associative: ((0 1 2) (3 4)) (5 6 7) and 7 ((5 6) ((4 3) (2 1 0)))
+    a = merge_json(parts[0:3], "a.json")
+    b = merge_json(parts[3:5], "b.json")
+    ab = merge_json([a, b], "ab.json")
+    left = run(cgmem, "merge", "--json", ab, *parts[5:]).stdout
+    c = merge_json(list(reversed(parts[0:3])), "c.json")
+    d = merge_json([parts[4], parts[3]], "d.json")
+    dc = merge_json([d, c], "dc.json")
+    e = merge_json([parts[6], parts[5]], "e.json")
+    ed = merge_json([e, dc], "edc.json")
+    right = run(cgmem, "merge", "--json", parts[7], ed).stdout
+    check(left == whole and right == whole, "any grouping gives the same bytes")
+    # commutative: every order of four groups
+    groups = [a, b, merge_json(parts[5:7], "f.json"), parts[7]]
+    for perm in itertools.permutations(groups):
+        if run(cgmem, "merge", "--json", *perm).stdout != whole:
+            check(False, f"order {perm} gives other bytes")
+            break
+    tree = os.path.join(tmp, "tree")
+    run(cgmem, "merge", "-q", "-o", tree, ed, parts[7])
+    check(top_files(tree) == top_files(out), "the report from a tree of merges is report's")
+    return parts
+
+
+def conflicts_and_gaps(cgmem, tmp, files, parts):
+    # two files, one rank
+    dup = os.path.join(tmp, "dup")
+    os.makedirs(dup)
+    other = os.path.join(dup, "trace_0.jsonl")
+    shutil.copy(files[0], other)
+    p = run(cgmem, "report", "-q", files[0], other, "-o", os.path.join(tmp, "x"), status=1)
+    check(p.stderr == "cgmem report: rank 0 is claimed by two files: rank0_trace.jsonl (from its file name) and "
+          "trace_0.jsonl (from its file name)\n", f"duplicate rank: {p.stderr!r}")
+    check(not os.path.exists(os.path.join(tmp, "x")), "no report is left by the error")
+    p = run(cgmem, "merge", "--json", parts[4], parts[0], parts[4], status=1)
+    check(p.stderr == "cgmem merge: rank 4 is claimed by two files: node1.1102.pt.trace.json (from "
+          "distributedInfo.rank) and node1.1102.pt.trace.json (from distributedInfo.rank)\n", f"merge dup {p.stderr!r}")
+    # gaps: ranks 0, 2, 4 of 8 (world_size from rank 4's distributedInfo)
+    gap = os.path.join(tmp, "gap")
+    run(cgmem, "merge", "-q", parts[0], parts[2], parts[4], "-o", gap)
+    rk = json.loads(read(os.path.join(gap, "summary.json")))["ranks"]
+    check(rk["missing"] == [1, 3, 5, 6, 7] and rk["world_size"] == 8, f"missing {rk['missing']}")
+    check("> **Missing: 5 of 8 ranks have no file: 1, 3, 5, 6, 7.**" in read(os.path.join(gap, "report.md")),
+          "report.md says which ranks are missing")
+    # no rank: said, with the way out; --rank-from gives it
+    norank = os.path.join(tmp, "norank")
+    os.makedirs(norank)
+    n1 = os.path.join(norank, "host-a.jsonl")
+    n2 = os.path.join(norank, "host-b.jsonl")
+    shutil.copy(files[0], n1)
+    shutil.copy(files[1], n2)
+    p = run(cgmem, "report", "-q", n1, n2, "-o", os.path.join(tmp, "y"), status=1)
+    check(p.stderr == f"cgmem report: {n1}: no rank for host-a.jsonl: the trace has no distributedInfo.rank, and its "
+          "name has neither rank[-_]N nor a trailing _N (give --rank-from REGEX)\n", f"no rank: {p.stderr!r}")
+    p = run(cgmem, "report", "-q", "--no-trace", "--formats", "csv", n1, n2, "--rank-from", "host-([a-z])",
+            "-o", os.path.join(tmp, "y"), status=1)
+    check("no rank for host-a.jsonl" in p.stderr and "nor matches --rank-from" in p.stderr, "letters are no rank")
+    shutil.move(n1, os.path.join(norank, "host-10.jsonl"))
+    shutil.move(n2, os.path.join(norank, "host-11.jsonl"))
+    y = os.path.join(tmp, "y")
+    run(cgmem, "report", "-q", "--no-trace", "--formats", "csv", os.path.join(norank, "host-10.jsonl"),
+        os.path.join(norank, "host-11.jsonl"), "--rank-from", "host-([0-9]+)", "-o", y)
+    rows = json.loads(read(os.path.join(y, "summary.json")))["ranks"]["rows"]
+    check([(r["rank"], r["rank_from"]) for r in rows] == [(10, "regex"), (11, "regex")], f"--rank-from {rows}")
+    check(sorted(os.listdir(os.path.join(y, "ranks"))) == ["10", "11"], "ranks/10 and ranks/11")
+    # usage
+    p = run(cgmem, "merge", parts[0], status=2)
+    check(p.stderr.startswith("cgmem merge: give -o DIR (the top report) or --json (the merged partial)\n"), p.stderr)
+    p = run(cgmem, "merge", parts[0], "--json", "--rank-from", "(", status=2)
+    check(p.stderr.startswith("cgmem merge: --rank-from: '(' is not a regular expression: "), p.stderr)
+    p = run(cgmem, "report", files[0], "--rank-from", "x([0-9])", "-o", y, status=2)
+    check(p.stderr.startswith("cgmem report: --rank-from numbers the ranks of several files; one was given\n"),
+          p.stderr)
+    p = run(cgmem, "merge", "--json", files[0], status=1)
+    check(p.stderr.startswith("cgmem merge: ") and "not valid JSON at byte offset" in p.stderr, p.stderr)
+
+
+def real_samples(cgmem, tmp, samples):
+    """The real single-rank samples named as the ranks of one job: each row
+    holds its sample's own peak."""
+    d = os.path.join(tmp, "real")
+    os.makedirs(d)
+    src = ["mlp_adam.jsonl", "cnn_sgd.jsonl.gz" if os.path.exists(os.path.join(samples, "cnn_sgd.jsonl.gz"))
+           else "cnn_sgd.jsonl", "external/kineto_resnet50_num_workers_0.worker0.1623143089861.pt.trace.json.gz",
+           "snapshots/yiyi_1.3b_snapshot_41810bae.pickle"]
+    names = ["rank0_mlp_adam.jsonl", "rank-1.cnn_sgd.jsonl", "resnet50_worker0_2.pt.trace.json.gz",
+             "snapshot_oom_rank-3.pickle"]
+    files = []
+    for s, n in zip(src, names):
+        files.append(os.path.join(d, n))
+        shutil.copy(os.path.join(samples, s), files[-1])
+    out = os.path.join(tmp, "real-out")
+    run(cgmem, "report", "-q", "--no-trace", "--formats", "csv", *files, "-o", out)
+    rows = json.loads(read(os.path.join(out, "summary.json")))["ranks"]["rows"]
+    check([r["rank"] for r in rows] == [0, 1, 2, 3], "the samples are ranks 0-3")
+    for r, f in zip(rows, files):
+        one = json.loads(run(cgmem, "summary", "--json", "-q", f).stdout)
+        check([d["peak_bytes"] for d in r["devices"]] == [d["peak"]["bytes"] for d in one["devices"]],
+              f"rank {r['rank']}: the peaks of {os.path.basename(f)}")
+
+
+def schema(out, samples):
+    """The top summary.json against docs/summary.schema.json (its ranks
+    section), and broken copies against it, when jsonschema is there."""
+    try:
+        import jsonschema
+    except ImportError:
+        print("python3-jsonschema not installed: the schema is not checked", file=sys.stderr)
+        return
+    sch = json.loads(read(os.path.join(os.path.dirname(os.path.abspath(samples)), "docs", "summary.schema.json")))
+    v = jsonschema.Draft202012Validator(sch)
+    doc = json.loads(read(os.path.join(out, "summary.json")))
+    errors = [e.message for e in v.iter_errors(doc)]
+    check(not errors, f"the top summary.json fits the schema: {errors[:3]}")
+    rank0 = json.loads(read(os.path.join(out, "ranks", "0", "summary.json")))
+    check(v.is_valid(rank0), "a rank's summary.json fits the schema")
+    broken = [dict(doc, source={}), dict(doc, ranks=dict(doc["ranks"], count=-1)),
+              dict(doc, ranks=dict(doc["ranks"], rows=[dict(doc["ranks"]["rows"][0], stop="crashed")])),
+              {k: x for k, x in rank0.items() if k != "devices"}]
+    for i, b in enumerate(broken):
+        check(not v.is_valid(b), f"broken document {i} is refused by the schema")
+
+
+def big_rank(path, records):
+    """A rank of `records` memory records: tensors allocated in waves of
+    1,000 and freed, so the timeline holds them all."""
+    ms = 1000000
+    with open(path, "w") as f:
+        f.write('{"kind":"meta","schema":"candle-graph/trace/6","started_at":"2026-11-30T10:00:00Z"}\n')
+        f.write('{"kind":"span_start","id":"s","name":"run","start_ns":0,"span_kind":"function"}\n')
+        t = 0
+        for wave in range(records // 2000):
+            for i in range(1000):
+                t += 1
+                f.write(f'{{"kind":"memory","timestamp_ns":{t * ms},"tensor_id":"w{wave}t{i}","span_id":"s",'
+                        f'"device":"cuda:0","bytes":{4096 + i},"action":"alloc","dtype":"f32","category":"activation"}}\n')
+            for i in range(1000):
+                t += 1
+                f.write(f'{{"kind":"memory","timestamp_ns":{t * ms},"tensor_id":"w{wave}t{i}","span_id":"s",'
+                        f'"device":"cuda:0","bytes":{4096 + i},"action":"free","dtype":"f32","category":"activation"}}\n')
+
+
+def peak_rss(cgmem, files, out):
+    """Peak resident memory of cgmem report over files, in bytes."""
+    p = subprocess.Popen([cgmem, "report", "-q", "--threads", "1", "--no-trace", "--formats", "csv", *files,
+                          "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, _, usage = os.wait4(p.pid, 0)
+    p.returncode = 0
+    err = p.stderr.read().decode()
+    p.stdout.close()
+    p.stderr.close()
+    check(err == "", f"report of {len(files)} ranks: {err}")
+    return usage.ru_maxrss * 1024
+
+
+def bounded_memory(cgmem, tmp, records):
+    """A job of 200 ranks needs about the memory of one: its peak RSS against
+    that of 20 ranks of the same size, in the same run."""
+    one = os.path.join(tmp, "one.jsonl")
+    big_rank(one, records)
+    d = os.path.join(tmp, "many")
+    os.makedirs(d)
+    files = []
+    for r in range(200):
+        files.append(os.path.join(d, f"rank{r}_trace.jsonl"))
+        os.link(one, files[-1])  # the same trace, a rank by its name
+    alone = peak_rss(cgmem, files[:1], os.path.join(tmp, "o1"))
+    twenty = peak_rss(cgmem, files[:20], os.path.join(tmp, "o20"))
+    many = peak_rss(cgmem, files, os.path.join(tmp, "o200"))
+    rows = json.loads(read(os.path.join(tmp, "o200", "summary.json")))["ranks"]["rows"]
+    check(len(rows) == 200 and rows[199]["rank"] == 199, "200 ranks")
+    print(f"peak RSS: 1 rank {alone / MIB:.1f} MiB, 20 ranks {twenty / MIB:.1f} MiB, "
+          f"200 ranks {many / MIB:.1f} MiB ({records} records a rank)")
+    # kept in memory, 180 more ranks would be 180 times a rank's timeline
+    # (several MiB each); in turn they add their rows only
+    check(many < twenty + 16 * MIB, f"200 ranks need {many - twenty} more bytes than 20")
+    check(twenty < alone + 16 * MIB, f"20 ranks need {twenty - alone} more bytes than 1")
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[3] == "--memory":
+        tmp = tempfile.mkdtemp(prefix="cgmem-ranks-")
+        try:
+            bounded_memory(sys.argv[1], tmp, 50000)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return 1 if FAILURES else 0
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cgmem, samples = sys.argv[1:]
+    tmp = tempfile.mkdtemp(prefix="cgmem-ranks-")
+    try:
+        files = gen_ranks.write_job(os.path.join(tmp, "job"))
+        out = job_figures(cgmem, tmp, files)
+        schema(out, samples)
+        parts = merge_laws(cgmem, tmp, files, out)
+        conflicts_and_gaps(cgmem, tmp, files, parts)
+        real_samples(cgmem, tmp, samples)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if FAILURES:
+        print(f"{len(FAILURES)} failures", file=sys.stderr)
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
