@@ -170,6 +170,26 @@ static bool int_value(const cg_kv *item, int64_t *out)
 	return item && num_text(item, &s, &n) && cg_json_int(s, n, out) == 0;
 }
 
+/* The event's "ts" in ns, read once by cg_kineto_events_take. */
+static bool event_ts(const cg_kineto_events *k, int64_t *out)
+{
+	*out = k->ts;
+	return k->ts_ok;
+}
+
+/* Digits as "%" PRId64 prints them: no sign, no leading zero, fewer than
+ * 19 (so within int64). */
+static bool canonical_int(const cg_kv *kv)
+{
+	if ((kv->type != CG_KV_NUMBER && kv->type != CG_KV_STRING) || kv->n == 0 || kv->n > 18 ||
+	    (kv->s[0] == '0' && kv->n > 1))
+		return false;
+	for (size_t i = 0; i < kv->n; i++)
+		if (kv->s[i] < '0' || kv->s[i] > '9')
+			return false;
+	return true;
+}
+
 /* "pid/tid" with integers and digit strings written the same way: memory
  * events carry tid 25738 where the operators around them carry "25738". */
 static int thread_of(cg_kineto_events *k, const fields *f, uint32_t *out)
@@ -182,7 +202,10 @@ static int thread_of(cg_kineto_events *k, const fields *f, uint32_t *out)
 		const char *s = "";
 		size_t n = 0;
 		char num[32];
-		if (int_value(items[i], &v)) {
+		if (items[i] && canonical_int(items[i])) {
+			s = items[i]->s; /* as printing it would write it */
+			n = items[i]->n;
+		} else if (int_value(items[i], &v)) {
 			n = (size_t)snprintf(num, sizeof num, "%" PRId64, v);
 			s = num;
 		} else if (items[i]) {
@@ -243,7 +266,7 @@ static int memory_event(cg_kineto_events *k, const fields *f, uint32_t ordinal, 
 {
 	cg_kineto_mem m = {0};
 	m.ordinal = ordinal;
-	if (!time_ns(fld(f, CG_KF_TS), &m.ts))
+	if (!event_ts(k, &m.ts))
 		return bad_event(k, ordinal, err, "[memory] event without a valid \"ts\"");
 	if (f->f[CG_KF_ARGS].type != CG_KV_OBJECT)
 		return bad_event(k, ordinal, err, "[memory] event without \"args\"");
@@ -300,7 +323,7 @@ static int oom_event(cg_kineto_events *k, const fields *f, uint32_t ordinal, cg_
 {
 	cg_kineto_oom o = {0};
 	o.ordinal = ordinal;
-	if (!time_ns(fld(f, CG_KF_TS), &o.ts))
+	if (!event_ts(k, &o.ts))
 		return bad_event(k, ordinal, err, "[OutOfMemory] event without a valid \"ts\"");
 	int64_t bytes = 0;
 	bool present = false;
@@ -332,7 +355,7 @@ static int span_event(cg_kineto_events *k, const fields *f, uint32_t ordinal, cg
 	if (!span_category(cat, catn))
 		return 0;
 	int64_t start, dur = 0;
-	if (!time_ns(fld(f, CG_KF_TS), &start))
+	if (!event_ts(k, &start))
 		return bad_event(k, ordinal, err, "complete event without a valid \"ts\"");
 	if (fld(f, CG_KF_DUR) && !time_ns(fld(f, CG_KF_DUR), &dur))
 		return bad_event(k, ordinal, err, "complete event whose \"dur\" is not a number");
@@ -379,7 +402,7 @@ static void see_time(cg_kineto_events *k, const fields *f)
 	int64_t t;
 	const char *s = "";
 	size_t n = 0;
-	if (!time_ns(fld(f, CG_KF_TS), &t) || (k->have_origin && t >= k->origin))
+	if (!event_ts(k, &t) || (k->have_origin && t >= k->origin))
 		return;
 	k->origin = t;
 	k->have_origin = true;
@@ -397,8 +420,10 @@ int cg_kineto_events_take(cg_kineto_events *k, const cg_kineto_fields *f, uint32
 {
 	bool memory = is(&f->f[CG_KF_NAME], "[memory]"), oom = is(&f->f[CG_KF_NAME], "[OutOfMemory]");
 	int rc = 0;
-	if (!is(&f->f[CG_KF_PH], "M") || memory || oom)
+	if (!is(&f->f[CG_KF_PH], "M") || memory || oom) {
+		k->ts_ok = time_ns(fld(f, CG_KF_TS), &k->ts);
 		see_time(k, f);
+	}
 	if (memory)
 		rc = memory_event(k, f, ordinal, err);
 	else if (oom)

@@ -66,6 +66,8 @@ typedef struct cg_kineto_events {
 	size_t nooms, ooms_cap;
 	cg_json_span *raw; /* text of an event's members, for cJSON's view */
 	size_t raw_cap;
+	bool ts_ok; /* the current event's "ts" (ns) when it has a valid one */
+	int64_t ts;
 	bool slow_only; /* every event through cJSON (tests compare the two ways) */
 	bool have_origin;
 	int64_t origin; /* the earliest ts, ns */

@@ -14,6 +14,9 @@ const char *const cg_kineto_field_names[CG_KF_COUNT] = {
 	"Bytes", "Addr", "Device Type", "Device Id", "Total Allocated", "Total Reserved",
 };
 
+/* strlen of each name above */
+static const uint8_t name_len[CG_KF_COUNT] = {2, 4, 3, 2, 3, 3, 3, 4, 5, 4, 11, 9, 15, 14};
+
 #define MAX_DEPTH 32
 /* Longest number literal taken here; cJSON reads at most 63 number bytes. */
 #define MAX_NUMBER_LEN 40
@@ -146,7 +149,7 @@ static bool object(scan *s, int depth, cg_kineto_fields *out, int first, int las
 		int slot = -1;
 		if (out)
 			for (int i = first; i < last; i++)
-				if (out->f[i].type == CG_KV_NONE && strlen(cg_kineto_field_names[i]) == klen &&
+				if (name_len[i] == klen && out->f[i].type == CG_KV_NONE &&
 				    memcmp(cg_kineto_field_names[i], key, klen) == 0) {
 					slot = i;
 					break;
