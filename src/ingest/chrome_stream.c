@@ -1,6 +1,9 @@
 #include "chrome_stream.h"
 
 #include <cjson/cJSON.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 
@@ -124,6 +127,48 @@ static bool is_delim(char c)
 	return c == ',' || c == '}' || c == ']' || c == ':' || is_ws(c);
 }
 
+/* The first '"' or '\\' at or after p, or end. */
+static inline const char *string_stop(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned bits = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+		if (bits)
+			return p + __builtin_ctz(bits);
+		p += 16;
+	}
+#endif
+	while (p < end && *p != '"' && *p != '\\')
+		p++;
+	return p;
+}
+
+/* The first quote or bracket at or after p, or end: what changes the
+ * scan's state outside strings. */
+static inline const char *structural(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	/* '[' ']' and '{' '}' differ only in bit 5: fold it away */
+	const __m128i quote = _mm_set1_epi8('"'), fold = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'),
+		      close = _mm_set1_epi8('}');
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i f = _mm_or_si128(v, fold);
+		__m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote),
+					   _mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close)));
+		unsigned bits = (unsigned)_mm_movemask_epi8(hit);
+		if (bits)
+			return p + __builtin_ctz(bits);
+		p += 16;
+	}
+#endif
+	while (p < end && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']')
+		p++;
+	return p;
+}
+
 /* Advances pos over the value being scanned; true when it ended there. */
 static bool scan(cg_chrome_stream *s, vscan *v)
 {
@@ -148,17 +193,18 @@ static bool scan(cg_chrome_stream *s, vscan *v)
 	}
 	while (p < end) {
 		if (v->in_str) {
-			/* The bulk of an event is string bytes: skip to the next quote or backslash. */
-			while (p < end && *p != '"' && *p != '\\' && !v->esc)
+			if (v->esc) {
 				p++;
+				v->esc = false;
+				continue;
+			}
+			/* The bulk of an event is string bytes: skip to the next quote or backslash. */
+			p = string_stop(p, end);
 			if (p == end)
 				break;
-			char c = *p++;
-			if (v->esc)
-				v->esc = false;
-			else if (c == '\\')
+			if (*p++ == '\\') {
 				v->esc = true;
-			else if (c == '"') {
+			} else {
 				v->in_str = false;
 				if (v->depth == 0) {
 					s->pos = (size_t)(p - s->buf);
@@ -167,16 +213,17 @@ static bool scan(cg_chrome_stream *s, vscan *v)
 			}
 			continue;
 		}
+		p = structural(p, end);
+		if (p == end)
+			break;
 		char c = *p++;
 		if (c == '"') {
 			v->in_str = true;
 		} else if (c == '{' || c == '[') {
 			v->depth++;
-		} else if (c == '}' || c == ']') {
-			if (--v->depth == 0) {
-				s->pos = (size_t)(p - s->buf);
-				return true;
-			}
+		} else if (--v->depth == 0) { /* '}' or ']' */
+			s->pos = (size_t)(p - s->buf);
+			return true;
 		}
 	}
 	s->pos = s->len;

@@ -13,6 +13,8 @@
 #include "finalize.h"
 #include "jsontext.h"
 #include "kineto_events.h"
+#include "kineto_par.h"
+#include "parallel.h"
 #include "spannest.h"
 #include "xalloc.h"
 
@@ -576,6 +578,18 @@ static int finish(cg_kineto_events *k, cg_chrome_stream *s, cg_reader *r, const 
 	return rc;
 }
 
+/* One event, in document order: its fields when they were read already. */
+static int one_event(void *ctx, const cg_chrome_event *ev, const cg_kineto_fields *f, cg_error *err)
+{
+	cg_kineto_events *k = ctx;
+	if (ev->ordinal >= UINT32_MAX)
+		return cg_error_set(err, CG_ELIMIT, "%s: more than %u events", k->name, UINT32_MAX - 1);
+	int rc = f ? cg_kineto_events_take(k, f, (uint32_t)ev->ordinal, err) : cg_kineto_events_add(k, ev, err);
+	if (rc == CG_ELIMIT) /* interning and record arrays say nothing themselves */
+		limit_error(k, ev, err);
+	return rc;
+}
+
 int cg_kineto_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg_ingest_options *o,
 		     cg_error *err)
 {
@@ -585,25 +599,25 @@ int cg_kineto_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg
 	*out = NULL;
 	cg_kineto_events k;
 	cg_kineto_events_init(&k, cg_ingest_timeline_new(o), o, cg_reader_name(r));
+	k.slow_only = o->cjson_only;
 
 	cg_chrome_options co = CG_CHROME_OPTIONS_INIT;
 	co.max_event_bytes = o->max_line_bytes;
 	cg_chrome_stream *s = cg_chrome_stream_new(r, &co);
 
-	cg_chrome_event ev;
 	int rc;
-	while ((rc = cg_chrome_stream_next(s, &ev, err)) > 0) {
-		if (ev.ordinal >= UINT32_MAX) {
-			rc = cg_error_set(err, CG_ELIMIT, "%s: more than %u events", k.name, UINT32_MAX - 1);
-			break;
+	/* Past a few parse threads the reader thread's scan sets the pace. */
+	unsigned threads = o->threads ? o->threads : cg_cpu_count();
+	if (threads > 1) {
+		rc = cg_kineto_read_parallel(s, r, o, threads > 4 ? 3 : threads - 1, !o->cjson_only, one_event, &k, err);
+	} else {
+		cg_chrome_event ev;
+		while ((rc = cg_chrome_stream_next(s, &ev, err)) > 0) {
+			if ((rc = one_event(&k, &ev, NULL, err)) < 0)
+				break;
+			if ((ev.ordinal & 4095) == 0)
+				cg_ingest_progress(o, cg_reader_bytes_in(r), cg_reader_file_size(r), false);
 		}
-		rc = cg_kineto_events_add(&k, &ev, err);
-		if (rc == CG_ELIMIT) /* interning and record arrays say nothing themselves */
-			limit_error(&k, &ev, err);
-		if (rc < 0)
-			break;
-		if ((ev.ordinal & 4095) == 0)
-			cg_ingest_progress(o, cg_reader_bytes_in(r), cg_reader_file_size(r), false);
 	}
 	cg_ingest_progress(o, cg_reader_bytes_in(r), cg_reader_file_size(r), true);
 	if (rc == 0)

@@ -18,6 +18,9 @@
  * exactly (timestamps are read as decimal text, never as doubles). Records'
  * `line` is the event's position in the array (source.lines_are_events).
  * Kineto traces have no memory categories: source.categories_known is false.
+ * Events of the shape PyTorch writes are read by a scan of their bytes
+ * (kineto_fields.h), the rest through cJSON; o->cjson_only sends every
+ * event through cJSON (to measure the scan, and to compare the two).
  */
 #ifndef CG_KINETO_H
 #define CG_KINETO_H

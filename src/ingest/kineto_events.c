@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "kineto_fields.h"
 #include "utf8.h"
 #include "xalloc.h"
 
@@ -137,83 +138,56 @@ static int bad_event(cg_kineto_events *k, uint64_t ordinal, cg_error *err, const
 	return 0;
 }
 
-typedef struct fields {
-	const cJSON *ph, *name, *cat, *ts, *dur, *pid, *tid, *args;
-	cg_json_span ts_raw, dur_raw, pid_raw, tid_raw, args_raw;
-} fields;
+typedef cg_kineto_fields fields;
 
-/* The text of each member, in cJSON's child order (numbers stay exact). */
-static size_t raw_members(const char *text, size_t len, cg_json_span **buf, size_t *cap)
+static const cg_kv *fld(const fields *f, int i)
 {
-	size_t n = cg_json_children(text, text + len, CG_JSON_WS_JSON, *buf, *cap);
-	if (n > *cap) {
-		CG_GROW(*buf, *cap, n);
-		n = cg_json_children(text, text + len, CG_JSON_WS_JSON, *buf, *cap);
-	}
-	return n;
-}
-
-static void get_fields(cg_kineto_events *k, const cJSON *root, const char *text, size_t len, fields *f)
-{
-	memset(f, 0, sizeof *f);
-	size_t n = raw_members(text, len, &k->raw, &k->raw_cap);
-	size_t i = 0;
-	for (const cJSON *c = root->child; c && i < n; c = c->next, i++) {
-		const char *key = c->string;
-		cg_json_span raw = k->raw[i];
-#define TAKE(name, slot) \
-	if (!f->slot && strcmp(key, name) == 0) { \
-		f->slot = c; \
-		continue; \
-	}
-#define TAKE_RAW(name, slot) \
-	if (!f->slot && strcmp(key, name) == 0) { \
-		f->slot = c; \
-		f->slot##_raw = raw; \
-		continue; \
-	}
-		TAKE("ph", ph)
-		TAKE("name", name)
-		TAKE("cat", cat)
-		TAKE_RAW("ts", ts)
-		TAKE_RAW("dur", dur)
-		TAKE_RAW("pid", pid)
-		TAKE_RAW("tid", tid)
-		TAKE_RAW("args", args)
-#undef TAKE
-#undef TAKE_RAW
-	}
+	return f->f[i].type == CG_KV_NONE ? NULL : &f->f[i];
 }
 
 /* The literal of a number, or the text of a string holding one. */
-static bool num_text(const cJSON *item, cg_json_span raw, const char **s, size_t *n)
+static bool num_text(const cg_kv *item, const char **s, size_t *n)
 {
-	if (cJSON_IsNumber(item)) {
-		*s = raw.p;
-		*n = raw.n;
-		return true;
-	}
-	if (cJSON_IsString(item)) {
-		*s = item->valuestring;
-		*n = strlen(item->valuestring);
-		return true;
-	}
-	return false;
+	if (item->type != CG_KV_NUMBER && item->type != CG_KV_STRING)
+		return false;
+	*s = item->s;
+	*n = item->n;
+	return true;
 }
 
 /* Microseconds with up to three decimals (or more, rounded) -> ns. */
-static bool time_ns(const cJSON *item, cg_json_span raw, int64_t *out)
+static bool time_ns(const cg_kv *item, int64_t *out)
 {
 	const char *s;
 	size_t n;
-	return item && num_text(item, raw, &s, &n) && cg_json_decimal(s, n, 3, out, NULL) == 0;
+	return item && num_text(item, &s, &n) && cg_json_decimal(s, n, 3, out, NULL) == 0;
 }
 
-static bool int_value(const cJSON *item, cg_json_span raw, int64_t *out)
+static bool int_value(const cg_kv *item, int64_t *out)
 {
 	const char *s;
 	size_t n;
-	return item && num_text(item, raw, &s, &n) && cg_json_int(s, n, out) == 0;
+	return item && num_text(item, &s, &n) && cg_json_int(s, n, out) == 0;
+}
+
+/* The event's "ts" in ns, read once by cg_kineto_events_take. */
+static bool event_ts(const cg_kineto_events *k, int64_t *out)
+{
+	*out = k->ts;
+	return k->ts_ok;
+}
+
+/* Digits as "%" PRId64 prints them: no sign, no leading zero, fewer than
+ * 19 (so within int64). */
+static bool canonical_int(const cg_kv *kv)
+{
+	if ((kv->type != CG_KV_NUMBER && kv->type != CG_KV_STRING) || kv->n == 0 || kv->n > 18 ||
+	    (kv->s[0] == '0' && kv->n > 1))
+		return false;
+	for (size_t i = 0; i < kv->n; i++)
+		if (kv->s[i] < '0' || kv->s[i] > '9')
+			return false;
+	return true;
 }
 
 /* "pid/tid" with integers and digit strings written the same way: memory
@@ -222,18 +196,20 @@ static int thread_of(cg_kineto_events *k, const fields *f, uint32_t *out)
 {
 	char key[512];
 	size_t len = 0;
-	const cJSON *items[2] = {f->pid, f->tid};
-	cg_json_span raws[2] = {f->pid_raw, f->tid_raw};
+	const cg_kv *items[2] = {fld(f, CG_KF_PID), fld(f, CG_KF_TID)};
 	for (int i = 0; i < 2; i++) {
 		int64_t v;
 		const char *s = "";
 		size_t n = 0;
 		char num[32];
-		if (int_value(items[i], raws[i], &v)) {
+		if (items[i] && canonical_int(items[i])) {
+			s = items[i]->s; /* as printing it would write it */
+			n = items[i]->n;
+		} else if (int_value(items[i], &v)) {
 			n = (size_t)snprintf(num, sizeof num, "%" PRId64, v);
 			s = num;
 		} else if (items[i]) {
-			num_text(items[i], raws[i], &s, &n);
+			num_text(items[i], &s, &n);
 		}
 		if (n > 200)
 			n = 200;
@@ -249,25 +225,11 @@ static int thread_of(cg_kineto_events *k, const fields *f, uint32_t *out)
 	return 0;
 }
 
-static const cJSON *arg(cg_kineto_events *k, const fields *f, const char *name, cg_json_span *raw)
+static bool arg_int(const fields *f, int name, int64_t *out, bool *present)
 {
-	size_t n = raw_members(f->args_raw.p, f->args_raw.n, &k->raw_args, &k->raw_args_cap);
-	size_t i = 0;
-	for (const cJSON *c = f->args->child; c && i < n; c = c->next, i++) {
-		if (strcmp(c->string, name) == 0) {
-			*raw = k->raw_args[i];
-			return c;
-		}
-	}
-	return NULL;
-}
-
-static bool arg_int(cg_kineto_events *k, const fields *f, const char *name, int64_t *out, bool *present)
-{
-	cg_json_span raw;
-	const cJSON *c = arg(k, f, name, &raw);
+	const cg_kv *c = fld(f, name);
 	*present = c != NULL;
-	return c && int_value(c, raw, out);
+	return c && int_value(c, out);
 }
 
 /* "Device Type" and "Device Id" into a timeline device. */
@@ -275,11 +237,11 @@ static int device_of(cg_kineto_events *k, const fields *f, uint16_t *out, const 
 {
 	int64_t type, id = -1;
 	bool present;
-	if (!arg_int(k, f, "Device Type", &type, &present)) {
+	if (!arg_int(f, CG_KA_DEVICE_TYPE, &type, &present)) {
 		*why = present ? "\"Device Type\" is not an integer" : "no \"Device Type\"";
 		return 1;
 	}
-	if (!arg_int(k, f, "Device Id", &id, &present) && present) {
+	if (!arg_int(f, CG_KA_DEVICE_ID, &id, &present) && present) {
 		*why = "\"Device Id\" is not an integer";
 		return 1;
 	}
@@ -289,11 +251,11 @@ static int device_of(cg_kineto_events *k, const fields *f, uint16_t *out, const 
 }
 
 /* Optional allocator totals: present and valid, absent, or bad (-1). */
-static int total(cg_kineto_events *k, const fields *f, const char *name, uint64_t *out)
+static int total(const fields *f, int name, uint64_t *out)
 {
 	int64_t v;
 	bool present;
-	if (arg_int(k, f, name, &v, &present) && v >= 0) {
+	if (arg_int(f, name, &v, &present) && v >= 0) {
 		*out = (uint64_t)v;
 		return 1;
 	}
@@ -304,13 +266,13 @@ static int memory_event(cg_kineto_events *k, const fields *f, uint32_t ordinal, 
 {
 	cg_kineto_mem m = {0};
 	m.ordinal = ordinal;
-	if (!time_ns(f->ts, f->ts_raw, &m.ts))
+	if (!event_ts(k, &m.ts))
 		return bad_event(k, ordinal, err, "[memory] event without a valid \"ts\"");
-	if (!cJSON_IsObject(f->args))
+	if (f->f[CG_KF_ARGS].type != CG_KV_OBJECT)
 		return bad_event(k, ordinal, err, "[memory] event without \"args\"");
 	int64_t bytes;
 	bool present;
-	if (!arg_int(k, f, "Bytes", &bytes, &present))
+	if (!arg_int(f, CG_KA_BYTES, &bytes, &present))
 		return bad_event(k, ordinal, err, "[memory] event %s",
 				 present ? "whose \"Bytes\" is not an integer" : "without \"Bytes\"");
 	const char *why;
@@ -319,8 +281,8 @@ static int memory_event(cg_kineto_events *k, const fields *f, uint32_t ordinal, 
 		return rc;
 	if (rc > 0)
 		return bad_event(k, ordinal, err, "[memory] event: %s", why);
-	int ta = total(k, f, "Total Allocated", &m.total_allocated);
-	int tr = total(k, f, "Total Reserved", &m.total_reserved);
+	int ta = total(f, CG_KA_TOTAL_ALLOCATED, &m.total_allocated);
+	int tr = total(f, CG_KA_TOTAL_RESERVED, &m.total_reserved);
 	if (ta < 0 || tr < 0)
 		return bad_event(k, ordinal, err, "[memory] event: \"%s\" is not a non-negative integer",
 				 ta < 0 ? "Total Allocated" : "Total Reserved");
@@ -328,12 +290,11 @@ static int memory_event(cg_kineto_events *k, const fields *f, uint32_t ordinal, 
 		m.flags |= CG_KM_TOTAL_ALLOCATED;
 	if (tr > 0)
 		m.flags |= CG_KM_TOTAL_RESERVED;
-	cg_json_span raw;
-	const cJSON *addr = arg(k, f, "Addr", &raw);
+	const cg_kv *addr = fld(f, CG_KA_ADDR);
 	if (addr) {
 		const char *s;
 		size_t n;
-		if (!num_text(addr, raw, &s, &n))
+		if (!num_text(addr, &s, &n))
 			return bad_event(k, ordinal, err, "[memory] event: \"Addr\" is neither a number nor a string");
 		if ((rc = cg_timeline_intern(k->tl, s, n, &m.addr)) < 0)
 			return rc;
@@ -362,19 +323,19 @@ static int oom_event(cg_kineto_events *k, const fields *f, uint32_t ordinal, cg_
 {
 	cg_kineto_oom o = {0};
 	o.ordinal = ordinal;
-	if (!time_ns(f->ts, f->ts_raw, &o.ts))
+	if (!event_ts(k, &o.ts))
 		return bad_event(k, ordinal, err, "[OutOfMemory] event without a valid \"ts\"");
 	int64_t bytes = 0;
 	bool present = false;
 	const char *why = NULL;
 	int rc = 1;
-	if (cJSON_IsObject(f->args)) {
-		arg_int(k, f, "Bytes", &bytes, &present);
+	if (f->f[CG_KF_ARGS].type == CG_KV_OBJECT) {
+		arg_int(f, CG_KA_BYTES, &bytes, &present);
 		rc = device_of(k, f, &o.device, &why);
 		if (rc < 0)
 			return rc;
-		int ta = total(k, f, "Total Allocated", &o.total_allocated);
-		int tr = total(k, f, "Total Reserved", &o.total_reserved);
+		int ta = total(f, CG_KA_TOTAL_ALLOCATED, &o.total_allocated);
+		int tr = total(f, CG_KA_TOTAL_RESERVED, &o.total_reserved);
 		o.has_totals = ta > 0 && tr > 0;
 	}
 	/* An out-of-memory moment matters even when it does not name its device. */
@@ -388,13 +349,15 @@ static int oom_event(cg_kineto_events *k, const fields *f, uint32_t ordinal, cg_
 
 static int span_event(cg_kineto_events *k, const fields *f, uint32_t ordinal, cg_error *err)
 {
-	const char *cat = cJSON_IsString(f->cat) ? f->cat->valuestring : "";
-	if (!span_category(cat, strlen(cat)))
+	const cg_kv *c = &f->f[CG_KF_CAT];
+	const char *cat = c->type == CG_KV_STRING ? c->s : "";
+	size_t catn = c->type == CG_KV_STRING ? c->n : 0;
+	if (!span_category(cat, catn))
 		return 0;
 	int64_t start, dur = 0;
-	if (!time_ns(f->ts, f->ts_raw, &start))
+	if (!event_ts(k, &start))
 		return bad_event(k, ordinal, err, "complete event without a valid \"ts\"");
-	if (f->dur && !time_ns(f->dur, f->dur_raw, &dur))
+	if (fld(f, CG_KF_DUR) && !time_ns(fld(f, CG_KF_DUR), &dur))
 		return bad_event(k, ordinal, err, "complete event whose \"dur\" is not a number");
 	if (dur < 0)
 		dur = 0;
@@ -403,19 +366,20 @@ static int span_event(cg_kineto_events *k, const fields *f, uint32_t ordinal, cg
 		return bad_event(k, ordinal, err, "complete event ends beyond the representable time");
 
 	cg_kineto_span sp = {CG_STR_EMPTY, CG_SPAN_FUNCTION, CG_PHASE_NONE};
-	const char *name = cJSON_IsString(f->name) ? f->name->valuestring : "(unnamed)";
-	size_t n = strlen(name);
+	const cg_kv *nm = &f->f[CG_KF_NAME];
+	const char *name = nm->type == CG_KV_STRING ? nm->s : "(unnamed)";
+	size_t n = nm->type == CG_KV_STRING ? nm->n : 9;
 	int rc = cg_timeline_intern(k->tl, name, n, &sp.name);
 	if (rc < 0)
 		return rc;
-	if ((ieq(cat, strlen(cat), "cpu_op") || ieq(cat, strlen(cat), "operator")) && !range_not_op(name, n))
+	if ((ieq(cat, catn, "cpu_op") || ieq(cat, catn, "operator")) && !range_not_op(name, n))
 		sp.kind = CG_SPAN_OP;
 	else if (starts_with(name, n, "nn.Module: "))
 		sp.kind = CG_SPAN_MODULE;
 	sp.step = (uint8_t)cg_kineto_phase(name, n);
 	/* PyTorch ~1.9 has no evaluate_function ranges: its autograd nodes
 	 * ("CudnnConvolutionBackward") run on autograd's thread as operators */
-	if (sp.step == CG_PHASE_NONE && ieq(cat, strlen(cat), "operator") && autograd_node(name, n))
+	if (sp.step == CG_PHASE_NONE && ieq(cat, catn, "operator") && autograd_node(name, n))
 		sp.step = CG_PHASE_BACKWARD;
 
 	cg_nest_span ns = {0};
@@ -438,15 +402,42 @@ static void see_time(cg_kineto_events *k, const fields *f)
 	int64_t t;
 	const char *s = "";
 	size_t n = 0;
-	if (!time_ns(f->ts, f->ts_raw, &t) || (k->have_origin && t >= k->origin))
+	if (!event_ts(k, &t) || (k->have_origin && t >= k->origin))
 		return;
 	k->origin = t;
 	k->have_origin = true;
-	num_text(f->ts, f->ts_raw, &s, &n);
+	num_text(fld(f, CG_KF_TS), &s, &n);
 	snprintf(k->origin_text, sizeof k->origin_text, "%.*s us", (int)(n < 40 ? n : 40), s);
 }
 
-int cg_kineto_events_add(cg_kineto_events *k, const cg_chrome_event *ev, cg_error *err)
+static bool is(const cg_kv *kv, const char *word)
+{
+	size_t n = strlen(word);
+	return kv->type == CG_KV_STRING && kv->n == n && memcmp(kv->s, word, n) == 0;
+}
+
+int cg_kineto_events_take(cg_kineto_events *k, const cg_kineto_fields *f, uint32_t ordinal, cg_error *err)
+{
+	bool memory = is(&f->f[CG_KF_NAME], "[memory]"), oom = is(&f->f[CG_KF_NAME], "[OutOfMemory]");
+	int rc = 0;
+	if (!is(&f->f[CG_KF_PH], "M") || memory || oom) {
+		k->ts_ok = time_ns(fld(f, CG_KF_TS), &k->ts);
+		see_time(k, f);
+	}
+	if (memory)
+		rc = memory_event(k, f, ordinal, err);
+	else if (oom)
+		rc = oom_event(k, f, ordinal, err);
+	else if (is(&f->f[CG_KF_PH], "X"))
+		rc = span_event(k, f, ordinal, err);
+	/* What is held here becomes records later (a span and its end, a
+	 * memory event): stop at the limit now, not after reading the rest. */
+	if (rc == 0 && cg_timeline_records_fit(k->tl, k->nmem + 2 * (uint64_t)k->nnest + k->nooms) < 0)
+		rc = CG_ELIMIT;
+	return rc;
+}
+
+int cg_kineto_events_slow(cg_kineto_events *k, const cg_chrome_event *ev, cg_error *err)
 {
 	uint32_t ordinal = (uint32_t)ev->ordinal;
 	if (ev->overlong)
@@ -458,31 +449,24 @@ int cg_kineto_events_add(cg_kineto_events *k, const cg_chrome_event *ev, cg_erro
 		uint64_t at = ev->offset + (end && end >= ev->data ? (uint64_t)(end - ev->data) : 0);
 		return bad_event(k, ordinal, err, "not valid JSON (error near byte offset %" PRIu64 ")", at);
 	}
-	int rc = 0;
+	int rc;
 	if (!cJSON_IsObject(root)) {
 		rc = bad_event(k, ordinal, err, "event is not a JSON object");
-		goto done;
+	} else {
+		fields f;
+		cg_kineto_fields_cjson(root, ev->data, ev->len, &k->raw, &k->raw_cap, &f);
+		rc = cg_kineto_events_take(k, &f, ordinal, err);
 	}
-	fields f;
-	get_fields(k, root, ev->data, ev->len, &f);
-	const char *ph = cJSON_IsString(f.ph) ? f.ph->valuestring : "";
-	const char *name = cJSON_IsString(f.name) ? f.name->valuestring : "";
-	bool memory = strcmp(name, "[memory]") == 0, oom = strcmp(name, "[OutOfMemory]") == 0;
-	if (strcmp(ph, "M") != 0 || memory || oom)
-		see_time(k, &f);
-	if (memory)
-		rc = memory_event(k, &f, ordinal, err);
-	else if (oom)
-		rc = oom_event(k, &f, ordinal, err);
-	else if (strcmp(ph, "X") == 0)
-		rc = span_event(k, &f, ordinal, err);
-	/* What is held here becomes records later (a span and its end, a
-	 * memory event): stop at the limit now, not after reading the rest. */
-	if (rc == 0 && cg_timeline_records_fit(k->tl, k->nmem + 2 * (uint64_t)k->nnest + k->nooms) < 0)
-		rc = CG_ELIMIT;
-done:
 	cJSON_Delete(root);
 	return rc;
+}
+
+int cg_kineto_events_add(cg_kineto_events *k, const cg_chrome_event *ev, cg_error *err)
+{
+	fields f;
+	if (!ev->overlong && !k->slow_only && cg_kineto_fields_fast(ev->data, ev->len, &f))
+		return cg_kineto_events_take(k, &f, (uint32_t)ev->ordinal, err);
+	return cg_kineto_events_slow(k, ev, err);
 }
 
 void cg_kineto_events_init(cg_kineto_events *k, cg_timeline *tl, const cg_ingest_options *o, const char *name)
@@ -502,6 +486,5 @@ void cg_kineto_events_free(cg_kineto_events *k)
 	cg_free(k->spans);
 	cg_free(k->ooms);
 	cg_free(k->raw);
-	cg_free(k->raw_args);
 	cg_free(k->gpus);
 }

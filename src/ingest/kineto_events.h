@@ -11,6 +11,7 @@
 #include "chrome_stream.h"
 #include "ingest_options.h"
 #include "jsontext.h"
+#include "kineto_fields.h"
 #include "spannest.h"
 #include "timeline.h"
 
@@ -63,8 +64,11 @@ typedef struct cg_kineto_events {
 	size_t nspans, spans_cap;
 	cg_kineto_oom *ooms;
 	size_t nooms, ooms_cap;
-	cg_json_span *raw, *raw_args; /* text of an event's members and of its args */
-	size_t raw_cap, raw_args_cap;
+	cg_json_span *raw; /* text of an event's members, for cJSON's view */
+	size_t raw_cap;
+	bool ts_ok; /* the current event's "ts" (ns) when it has a valid one */
+	int64_t ts;
+	bool slow_only; /* every event through cJSON (tests compare the two ways) */
 	bool have_origin;
 	int64_t origin; /* the earliest ts, ns */
 	char origin_text[48];
@@ -87,5 +91,11 @@ cg_phase cg_kineto_phase(const char *name, size_t n);
  * timeline's diagnostics and skipped (fatal with strict: CG_EINPUT); other
  * negative codes are limits (CG_ELIMIT, message not set). */
 int cg_kineto_events_add(cg_kineto_events *k, const cg_chrome_event *ev, cg_error *err);
+
+/* The same through cJSON only (the events the scan declines). */
+int cg_kineto_events_slow(cg_kineto_events *k, const cg_chrome_event *ev, cg_error *err);
+
+/* Takes the fields of event ordinal (read either way), as add does. */
+int cg_kineto_events_take(cg_kineto_events *k, const cg_kineto_fields *f, uint32_t ordinal, cg_error *err);
 
 #endif

@@ -1,6 +1,7 @@
 #include "spannest.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "xalloc.h"
 
@@ -26,6 +27,63 @@ static int cmp_point(const void *a, const void *b)
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static bool before(const cg_nest_span *a, const cg_nest_span *b)
+{
+	return cmp_span(a, b) < 0;
+}
+
+/* Merges the sorted runs src[lo..mid) and src[mid..hi) into dst[lo..hi). */
+static void merge(const cg_nest_span *src, cg_nest_span *dst, size_t lo, size_t mid, size_t hi)
+{
+	size_t i = lo, j = mid, k = lo;
+	while (i < mid && j < hi)
+		dst[k++] = before(&src[j], &src[i]) ? src[j++] : src[i++];
+	while (i < mid)
+		dst[k++] = src[i++];
+	while (j < hi)
+		dst[k++] = src[j++];
+}
+
+/* Sorts spans by cmp_span (a total order: any sort gives the same array).
+ * A profiler writes spans nearly in order, a few long runs, so this merges
+ * the runs it finds, pairwise: O(n log runs), at worst O(n log n), where
+ * qsort moved every span log n times. */
+static void sort_spans(cg_nest_span *a, size_t n)
+{
+	size_t nruns = 1;
+	for (size_t i = 1; i < n; i++)
+		nruns += before(&a[i], &a[i - 1]);
+	if (nruns == 1)
+		return;
+	size_t *runs = cg_malloc((nruns + 1) * sizeof *runs);
+	nruns = 0;
+	runs[nruns++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (before(&a[i], &a[i - 1]))
+			runs[nruns++] = i;
+	runs[nruns] = n;
+	cg_nest_span *tmp = cg_malloc(n * sizeof *tmp), *src = a, *dst = tmp;
+	while (nruns > 1) {
+		size_t out = 0;
+		for (size_t r = 0; r < nruns; r += 2) {
+			if (r + 1 < nruns)
+				merge(src, dst, runs[r], runs[r + 1], runs[r + 2]);
+			else
+				memcpy(dst + runs[r], src + runs[r], (runs[r + 1] - runs[r]) * sizeof *dst);
+			runs[out++] = runs[r];
+		}
+		runs[out] = n;
+		nruns = out;
+		cg_nest_span *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof *a);
+	cg_free(tmp);
+	cg_free(runs);
 }
 
 typedef struct stack {
@@ -72,7 +130,7 @@ void cg_nest_build(cg_nest_span *spans, size_t nspans, cg_nest_point *points, si
 {
 	cg_nest_counts c = {0, 0};
 	if (nspans > 1)
-		qsort(spans, nspans, sizeof *spans, cmp_span);
+		sort_spans(spans, nspans);
 	if (npoints > 1)
 		qsort(points, npoints, sizeof *points, cmp_point);
 	stack st = {NULL, 0, 0};

@@ -6,6 +6,8 @@ against the I/O floor, a naive cJSON parse and a Python script.
     python3 tests/bench/run_bench.py [--dir DIR] [--sizes 1000000,10000000] [--runs 3]
     python3 tests/bench/run_bench.py --snapshot ...       # then a 1 GB allocator snapshot
     python3 tests/bench/run_bench.py --snapshot-only ...  # only that (snapshot_bench.py)
+    python3 tests/bench/run_bench.py --kineto ...         # then the 355 MB PyTorch trace (kineto_bench.py)
+    python3 tests/bench/run_bench.py --kineto-only ...    # only that
 
 Traces go to DIR (default $CGMEM_BENCH_DIR, else /tmp/cgmem-bench), never the
 repository: the 10 M-line ones are about 2 GB each. Runs alternate between
@@ -23,6 +25,7 @@ import subprocess
 import sys
 import time
 
+import kineto_bench
 import snapshot_bench
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -168,6 +171,9 @@ def main():
     ap.add_argument("--snapshot", action="store_true",
                     help="then time cgmem and pickle.load on a 1 GB allocator snapshot (snapshot_bench.py)")
     ap.add_argument("--snapshot-only", action="store_true", help="only the snapshot benchmark")
+    ap.add_argument("--kineto", action="store_true",
+                    help="then time cgmem and json.load + replay on a 355 MB PyTorch trace (kineto_bench.py)")
+    ap.add_argument("--kineto-only", action="store_true", help="only the PyTorch trace benchmark")
     snapshot_bench.add_arguments(ap, False)
     args = ap.parse_args()
     args.python_runs = args.runs if args.python_runs is None else args.python_runs
@@ -177,6 +183,9 @@ def main():
     if args.snapshot_only:
         os.makedirs(args.dir, exist_ok=True)
         snapshot_bench.run_section(args)
+        return
+    if args.kineto_only:
+        kineto_bench.run_section(args)
         return
     for prog in (args.cgmem, args.gentrace, args.naive, TIME):
         if not os.access(prog, os.X_OK):
@@ -223,6 +232,9 @@ def main():
     if args.snapshot:
         print("\nallocator snapshot", flush=True)
         snapshot_bench.run_section(args)
+    if args.kineto:
+        print("\nPyTorch Chrome trace", flush=True)
+        kineto_bench.run_section(args)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
  * or re-parented, and the innermost span around each instant. */
 #include "testutil.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "spannest.h"
@@ -129,6 +130,45 @@ static void a_point_takes_the_innermost_span_around_it_on_its_thread(void **stat
 		assert_int_equal(who(s, p[i].span), expect[p[i].payload]);
 }
 
+/* The order spans are nested in: by thread, start, the longer first, then
+ * file order, as a reference sort gives it, whether the input comes as a
+ * few long sorted runs (as profilers write spans), reversed, or shuffled. */
+static int reference(const void *a, const void *b)
+{
+	const cg_nest_span *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void spans_are_sorted_from_any_order(void **state)
+{
+	(void)state;
+	enum { N = 5000 };
+	static cg_nest_span in[N], want[N];
+	uint64_t x = 12345;
+	for (int layout = 0; layout < 4; layout++) {
+		for (uint32_t i = 0; i < N; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			int64_t start = layout == 0 ? (int64_t)(i % 1250) * 10 /* four sorted runs */
+				      : layout == 1 ? (int64_t)(N - i)	    /* reversed: every span a run */
+				      : layout == 2 ? (int64_t)(x % 100)	    /* shuffled, many ties */
+						    : (int64_t)(i / 7);	    /* sorted: one run */
+			in[i] = sp(start, start + (int64_t)(x >> 40) % 50, layout == 2 ? (uint32_t)(x >> 20) % 3 : 0, i);
+		}
+		memcpy(want, in, sizeof in);
+		qsort(want, N, sizeof *want, reference);
+		cg_nest_build(in, N, NULL, 0, NULL);
+		for (uint32_t i = 0; i < N; i++)
+			if (in[i].order != want[i].order)
+				fail_msg("layout %d: span %u is #%u, want #%u", layout, i, in[i].order, want[i].order);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +178,7 @@ int main(void)
 		cmocka_unit_test(equal_ranges_nest_in_file_order_and_touching_ones_are_siblings),
 		cmocka_unit_test(threads_nest_separately),
 		cmocka_unit_test(a_point_takes_the_innermost_span_around_it_on_its_thread),
+		cmocka_unit_test(spans_are_sorted_from_any_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
