@@ -8,9 +8,16 @@
 
 #include "png.h"
 #include "pngqueue.h"
+#include "svgids.h"
 #include "units.h"
 #include "utf8.h"
 #include "xalloc.h"
+
+static cairo_status_t svg_append(void *sink, const unsigned char *data, unsigned int n)
+{
+	cg_sink_write(sink, data, n);
+	return CAIRO_STATUS_SUCCESS;
+}
 
 int cg_chart_open(cg_chart *c, const char *path, cg_chart_format format, const cg_chart_size *size,
 		  cg_error *err)
@@ -25,7 +32,15 @@ int cg_chart_open(cg_chart *c, const char *path, cg_chart_format format, const c
 	c->scale = format == CG_CHART_PNG ? size->scale : 1.0;
 	c->path = cg_strdup(path);
 	if (format == CG_CHART_SVG) {
-		c->surface = cairo_svg_surface_create(path, c->width, c->height);
+		/* the file now (its errors at once), the drawing into memory: its
+		 * surface ids are renumbered at close */
+		int rc = cg_sink_open(&c->svg_file, path, 0, err);
+		if (rc < 0) {
+			cg_free(c->path);
+			return rc;
+		}
+		c->svg = cg_sink_memory();
+		c->surface = cairo_svg_surface_create_for_stream(svg_append, c->svg, c->width, c->height);
 		cairo_svg_surface_set_document_unit(c->surface, CAIRO_SVG_UNIT_PX);
 	} else if (format == CG_CHART_PDF) {
 		c->surface = cairo_pdf_surface_create(path, c->width, c->height);
@@ -43,6 +58,8 @@ int cg_chart_open(cg_chart *c, const char *path, cg_chart_format format, const c
 				      cairo_status_to_string(cairo_status(c->cr)));
 		cairo_destroy(c->cr);
 		cairo_surface_destroy(c->surface);
+		cg_sink_close(c->svg, NULL);
+		cg_sink_close(c->svg_file, NULL);
 		cg_free(c->path);
 		return rc;
 	}
@@ -79,6 +96,16 @@ int cg_chart_close_queued(cg_chart *c, cg_png_queue *q, cg_error *err)
 	if (st != CAIRO_STATUS_SUCCESS && rc == 0)
 		rc = cg_error_set(err, CG_EIO, "%s: %s", c->path, cairo_status_to_string(st));
 	cairo_surface_destroy(c->surface);
+	if (c->svg) {
+		size_t n;
+		const char *text = cg_sink_data(c->svg, &n);
+		if (rc == 0)
+			cg_svg_write_renumbered(c->svg_file, text, n);
+		int closed = cg_sink_close(c->svg_file, rc == 0 ? err : NULL);
+		if (rc == 0)
+			rc = closed;
+		cg_sink_close(c->svg, NULL);
+	}
 	cg_free(c->path);
 	cg_free(c->title);
 	return rc;

@@ -35,6 +35,7 @@ typedef struct cg_chart {
 	cg_chart_format format;
 	char *path;
 	char *title; /* the last cg_chart_frame's, for the PNG's Title; or NULL */
+	struct cg_sink *svg, *svg_file; /* an SVG's bytes until close, its file; else NULL */
 	double width, height, scale;
 	cg_rect plot; /* the data area; set by the chart */
 	double x_max, y_max; /* data values at the plot's right and top edges */

@@ -88,62 +88,7 @@ static void draw(cg_chart *c, const void *ctx)
 	cg_chart_legend_row(c, plot.x1, 96, items, n, true);
 }
 
-/* cairo numbers SVG surfaces ("surface2009") from a counter of the
- * process, so the same chart drawn after a job's rank reports (cgmem
- * report) and alone (cgmem merge) would differ: the ids are renumbered in
- * order of appearance, which gives the bytes of the chart drawn alone. */
-static int renumber_surfaces(const char *path, cg_error *err)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return cg_error_set(err, CG_EIO, "%s: cannot read back: %s", path, strerror(errno));
-	size_t n = 0, cap = 1 << 16;
-	char *buf = cg_malloc(cap + 1);
-	size_t k;
-	while ((k = fread(buf + n, 1, cap - n, f)) > 0)
-		if ((n += k) == cap)
-			buf = cg_realloc(buf, (cap *= 2) + 1);
-	fclose(f);
-	buf[n] = '\0';
-	cg_sink *out;
-	int rc = cg_sink_open(&out, path, 0, err);
-	if (rc < 0) {
-		cg_free(buf);
-		return rc;
-	}
-	unsigned long seen[64];
-	size_t nseen = 0;
-	const char *p = buf;
-	for (const char *hit; (hit = strstr(p, "surface")) != NULL;) {
-		const char *d = hit + 7;
-		char *end;
-		if (*d < '0' || *d > '9') {
-			cg_sink_write(out, p, (size_t)(d - p));
-			p = d;
-			continue;
-		}
-		unsigned long id = strtoul(d, &end, 10);
-		size_t i = 0;
-		while (i < nseen && seen[i] != id)
-			i++;
-		if (i == nseen && nseen < sizeof seen / sizeof seen[0])
-			seen[nseen++] = id;
-		cg_sink_write(out, p, (size_t)(d - p));
-		cg_sink_printf(out, "%zu", i + 1);
-		p = end;
-	}
-	cg_sink_write(out, p, (size_t)(buf + n - p));
-	cg_free(buf);
-	return cg_sink_close(out, err);
-}
-
 int cg_chart_ranks_write(cg_outdir *od, const cg_rankset *s, const cg_charts_options *o, cg_error *err)
 {
-	int rc = cg_charts_render(od, o, NULL, CG_CHART_RANKS_NAME, draw, s, err);
-	if (rc == 0 && o->svg) {
-		char *path = cg_asprintf("%s/%s.svg", cg_outdir_dir(od), CG_CHART_RANKS_NAME);
-		rc = renumber_surfaces(path, err);
-		cg_free(path);
-	}
-	return rc;
+	return cg_charts_render(od, o, NULL, CG_CHART_RANKS_NAME, draw, s, err);
 }
