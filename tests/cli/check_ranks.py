@@ -194,6 +194,42 @@ def merge_laws(cgmem, tmp, files, out):
     return parts
 
 
+def tree_bytes(d):
+    """Every file under d by its path relative to d."""
+    got = {}
+    for root, _, names in os.walk(d):
+        for n in names:
+            p = os.path.join(root, n)
+            got[os.path.relpath(p, d)] = read(p, "rb")
+    return got
+
+
+def merge_of_report_folders(cgmem, tmp, files, out):
+    """The map step may keep each rank's full report (cgmem report FILE -o
+    DIR): merging those folders gives the folder cgmem report FILE... writes,
+    ranks/N/ and manifest included, and so does a merge of top reports."""
+    dirs = []
+    for i, f in enumerate(files):
+        d = os.path.join(tmp, f"map{i}")
+        run(cgmem, "report", "-q", "--no-trace", f, "-o", d)
+        dirs.append(d)
+    whole = tree_bytes(out)
+    check(any(k.startswith("ranks/") for k in whole), "report FILE... writes ranks/")
+    merged = os.path.join(tmp, "merged-folders")
+    run(cgmem, "merge", "-q", *reversed(dirs), "-o", merged)
+    got = tree_bytes(merged)
+    check(sorted(got) == sorted(whole), f"merge of report folders: other files {sorted(set(got) ^ set(whole))}")
+    check(got == whole, "merge of report folders is report FILE..., byte for byte")
+    half = [os.path.join(tmp, "half0"), os.path.join(tmp, "half1")]
+    run(cgmem, "merge", "-q", *dirs[:3], "-o", half[0])
+    run(cgmem, "merge", "-q", *dirs[3:], "-o", half[1])
+    tree = os.path.join(tmp, "merged-halves")
+    run(cgmem, "merge", "-q", half[1], half[0], "-o", tree)
+    check(tree_bytes(tree) == whole, "a merge of merged report folders is report FILE..., byte for byte")
+    p = run(cgmem, "merge", "-q", dirs[0], half[0], "-o", os.path.join(tmp, "dup"), status=1)
+    check("is claimed by two files" in p.stderr, f"a rank in two folders: {p.stderr!r}")
+
+
 def conflicts_and_gaps(cgmem, tmp, files, parts):
     # two files, one rank
     dup = os.path.join(tmp, "dup")
@@ -367,6 +403,7 @@ def main():
         out = job_figures(cgmem, tmp, files)
         schema(out, samples)
         parts = merge_laws(cgmem, tmp, files, out)
+        merge_of_report_folders(cgmem, tmp, files, out)
         conflicts_and_gaps(cgmem, tmp, files, parts)
         real_samples(cgmem, tmp, samples)
     finally:
