@@ -53,6 +53,7 @@ def main():
                 "frees": dev["frees"],
                 "live_at_end": dev["live_bytes_at_end"],
                 "baseline": dev["baseline_bytes"],
+                "categories_inferred": summary["source"]["categories_inferred"],
             }
             want = {
                 "device": oracle["device"],
@@ -62,6 +63,7 @@ def main():
                 "frees": oracle["free_events"],
                 "live_at_end": oracle["live_bytes_at_end"],
                 "baseline": 0,
+                "categories_inferred": True,
             }
             for key in want:
                 if got[key] != want[key]:
