@@ -324,6 +324,40 @@ static void the_report_says_they_are_inferred(void **state)
 	(void)state;
 }
 
+/* cgmem diff of mlp_adam as recorded and as converted: the diff report
+ * says which run's categories are inferred, and at the peak no category
+ * changes (the inference agrees there byte for byte). */
+static void a_diff_says_which_run_is_inferred(void **state)
+{
+	char base[600], conv[600], out[600];
+	snprintf(base, sizeof base, "%s", tu_sample("mlp_adam.jsonl"));
+	snprintf(conv, sizeof conv, "%s", tu_sample("converted/mlp_adam.pt.trace.json.gz"));
+	snprintf(out, sizeof out, "%s", tu_path("diff-out"));
+	char *so, *se;
+	int rc = tu_run(&so, &se, NULL, "diff", base, conv, "-o", out, "--no-html", NULL);
+	if (rc != 0)
+		fail_msg("cgmem diff exited %d: %s", rc, se);
+	free(so);
+	free(se);
+	char path[700];
+	snprintf(path, sizeof path, "%s/diff.md", out);
+	char *md = tu_read(path, NULL);
+	assert_non_null(strstr(md, "*The new run's categories are inferred by cgmem: its trace records none "
+				   "(--no-infer shows them as unknown).*"));
+	assert_null(strstr(md, "The base run's categories are inferred"));
+	const char *rows[] = {"| parameter | 3.05 MiB | 3.05 MiB | 0 B | +0.0 % |",
+			      "| optimizer\\_state | 6.09 MiB | 6.09 MiB | 0 B | +0.0 % |",
+			      "| input | 196.5 KiB | 196.5 KiB | 0 B | +0.0 % |",
+			      "| temporary | 3.06 MiB | 3.06 MiB | 0 B | +0.0 % |",
+			      "| activation | 2.50 KiB | 2.50 KiB | 0 B | +0.0 % |",
+			      "| gradient | 3.05 MiB | 3.05 MiB | 0 B | +0.0 % |"};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		if (!strstr(md, rows[i]))
+			fail_msg("diff.md has no row %s", rows[i]);
+	free(md);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +366,7 @@ int main(void)
 		cmocka_unit_test(recorded_categories_are_kept),
 		cmocka_unit_test(no_infer_shows_the_raw_unknown),
 		cmocka_unit_test(the_report_says_they_are_inferred),
+		cmocka_unit_test(a_diff_says_which_run_is_inferred),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
