@@ -25,8 +25,7 @@ typedef enum where {
 	W_BACKWARD,	 /* in a step, from its first backward work to its last */
 	W_OPTIMIZER,	 /* in a step, inside an optimizer-phase span */
 	W_STEP_OTHER,	 /* in a step, after backward or in one without backward */
-	W_BETWEEN_STEPS, /* after a step and before the next, or after the last */
-	W_NO_STEPS	 /* the run has no steps */
+	W_BETWEEN_STEPS	 /* after a step and before the next, or after the last */
 } where;
 
 /* The last step starting at or before t, or -1. */
@@ -86,8 +85,6 @@ static window *windows(const cg_timeline *tl, const cg_infer_step *steps, uint32
 static where where_is(const cg_timeline *tl, const window *w, uint32_t n, const cg_mem *m, long *step)
 {
 	*step = -1;
-	if (n == 0)
-		return W_NO_STEPS;
 	long k = step_at(w, n, m->t_ns);
 	if (k < 0)
 		return W_BEFORE_STEPS;
@@ -139,10 +136,8 @@ static cg_category infer_one(const cg_timeline *tl, const window *w, uint32_t n,
 		uint64_t next = (uint32_t)k + 1 < n ? w[k + 1].start : UINT64_MAX;
 		return freed && t_free < next ? CG_CAT_TEMPORARY : CG_CAT_UNKNOWN;
 	}
-	case W_NO_STEPS:
-		break;
 	}
-	return freed ? CG_CAT_TEMPORARY : CG_CAT_UNKNOWN;
+	return CG_CAT_UNKNOWN;
 }
 
 bool cg_infer_applies(const cg_timeline *tl)
@@ -158,6 +153,12 @@ int cg_infer_run(cg_infer_result **out, const cg_timeline *tl, const cg_infer_st
 	cg_infer_result *r = cg_calloc(1, sizeof *r);
 	r->nmem = tl->nmem;
 	r->category = cg_calloc(tl->nmem ? tl->nmem : 1, 1);
+	/* a run without steps is one step, from its start to its end */
+	const cg_infer_step whole = {0, UINT64_MAX};
+	if (nsteps == 0) {
+		steps = &whole;
+		nsteps = 1;
+	}
 	window *w = windows(tl, steps, nsteps);
 	for (size_t i = 0; i < tl->nmem; i++)
 		r->category[i] = tl->mem[i].category;

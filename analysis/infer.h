@@ -42,6 +42,7 @@ bool cg_infer_applies(const cg_timeline *tl);
 /* Infers a category for every memory record of tl. steps are the run's
  * steps in time order (nsteps may be 0). Records that already have a
  * category other than unknown (memory from before profiling) keep it.
+ * A run without steps counts as one step from its start to its end.
  * *out belongs to the caller. Fails only on overflow of sizes (CG_ELIMIT). */
 int cg_infer_run(cg_infer_result **out, const cg_timeline *tl, const cg_infer_step *steps, uint32_t nsteps,
 		 cg_error *err);

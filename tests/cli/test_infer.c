@@ -237,6 +237,31 @@ static void each_rule_gives_its_category(void **state)
 	cg_timeline_free(tl);
 }
 
+/* Without ProfilerStep the run is one step: block 1, made by forward's op
+ * and freed in backward (30-50 us), is an activation; 2, made in backward
+ * and kept, a gradient; 3, freed by the op that made it, a temporary; 4,
+ * made after backward and kept, unknown. */
+static const char no_steps_trace[] =
+	"{\"traceEvents\": ["
+	X("cpu_op", "aten::linear", 10, 10)
+	X("cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", 30, 20)
+	MEM(11, 1, 100) MEM(12, 3, 30) MEM(13, 3, -30) MEM(31, 2, 200) MEM(40, 1, -100) MEM(60, 4, 400)
+	"{\"ph\":\"i\",\"name\":\"end\",\"pid\":1,\"tid\":1,\"ts\":70}"
+	"]}";
+
+static void a_run_without_steps_is_one_step(void **state)
+{
+	cg_timeline *tl = tu_ingest_text(no_steps_trace);
+	cg_cmd_infer_categories(tl);
+	assert_true(tl->source.categories_inferred);
+	assert_int_equal(category_of(tl, "1", CG_ALLOC), CG_CAT_ACTIVATION);
+	assert_int_equal(category_of(tl, "2", CG_ALLOC), CG_CAT_GRADIENT);
+	assert_int_equal(category_of(tl, "3", CG_ALLOC), CG_CAT_TEMPORARY);
+	assert_int_equal(category_of(tl, "4", CG_ALLOC), CG_CAT_UNKNOWN);
+	cg_timeline_free(tl);
+	(void)state;
+}
+
 /* A trace that records categories keeps them as they are. */
 static void recorded_categories_are_kept(void **state)
 {
@@ -363,6 +388,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(inferred_categories_agree_with_the_recorded_ones),
 		cmocka_unit_test(each_rule_gives_its_category),
+		cmocka_unit_test(a_run_without_steps_is_one_step),
 		cmocka_unit_test(recorded_categories_are_kept),
 		cmocka_unit_test(no_infer_shows_the_raw_unknown),
 		cmocka_unit_test(the_report_says_they_are_inferred),
