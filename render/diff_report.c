@@ -97,9 +97,13 @@ static void figures(cg_doc *d, const cg_chart_list *charts, size_t device)
 	}
 }
 
-static void categories_and_phases(cg_doc *d, const cg_diff_device *dev)
+static void categories_and_phases(cg_doc *d, const cg_diff_view *v, const cg_diff_device *dev)
 {
 	cg_doc_heading(d, 3, "At the peak, by category");
+	for (int s = 0; s < 2; s++)
+		if (v->run[s]->tl->source.categories_inferred)
+			cg_doc_note(d, "The %s run's categories are inferred by cgmem: its trace records none "
+				       "(--no-infer shows them as unknown).", side_words[s]);
 	cg_doc_table(d, 5, "lrrrr");
 	ROW(d, "category", "base", "new", "change", "change %");
 	for (int c = 0; c < CG_CAT_COUNT; c++)
@@ -246,7 +250,7 @@ static void device_section(cg_doc *d, const cg_diff_view *v, size_t i, const cg_
 		return;
 	}
 	figures(d, charts, i);
-	categories_and_phases(d, dev);
+	categories_and_phases(d, v, dev);
 	if (dev->listed) {
 		spans_section(d, v, dev);
 		allocations_section(d, v, dev);

@@ -230,11 +230,16 @@ static void moment_of_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const c
 	cg_report_figure(d, charts, tl, "timeline", dv);
 
 	cg_doc_heading(d, 3, "What was live at the peak");
-	if (!tl->source.categories_known)
+	if (tl->source.categories_inferred)
+		cg_doc_note(d, "This trace format records no categories: the categories below are inferred by cgmem "
+			       "from when each block is allocated and freed (docs/pytorch-traces.md, \"Inferred "
+			       "categories\"; --no-infer shows them as unknown).");
+	else if (!tl->source.categories_known)
 		cg_doc_note(d, "This trace format records no categories: live bytes are shown as unknown, apart from "
 			       "memory allocated before profiling.");
 	cg_doc_table(d, 4, "lrrr");
-	ROW(d, "category", "bytes", "of the peak", "allocations");
+	ROW(d, tl->source.categories_inferred ? "category (inferred)" : "category", "bytes", "of the peak",
+	    "allocations");
 	int cats[CG_CAT_COUNT];
 	for (int s = 0; s < CG_CAT_COUNT; s++)
 		cats[s] = (int)cg_chart_stack_order[CG_CAT_COUNT - 1 - s];

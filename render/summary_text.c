@@ -131,7 +131,10 @@ static void print_header(cg_lines *f, const cg_analysis *a)
 		cg_lines_wrap(f, s->truncation_note ? s->truncation_note : "the trace was cut off", 0);
 	if (s->bad_lines)
 		cg_lines_putf(f, "%s bad lines were skipped", count_text(n1, s->bad_lines));
-	if (!s->categories_known)
+	if (s->categories_inferred)
+		cg_lines_wrap(f, "categories: inferred by cgmem from when each block is allocated and freed; this "
+			"format does not record them (--no-infer shows them as unknown)", 0);
+	else if (!s->categories_known)
 		cg_lines_putf(f, "categories: this format does not record them; all memory shows as unknown");
 	if (!s->pairing_known)
 		cg_lines_wrap(f, "frees could not be matched to their allocations: live bytes by device and by category "
@@ -253,8 +256,9 @@ static void print_at_peak(cg_lines *f, const cg_analysis *a, uint32_t d)
 		cats[c] = cg_category_name((cg_category)c);
 	for (int p = 0; p < CG_PHASE_COUNT; p++)
 		phases[p] = cg_phase_name((cg_phase)p);
-	if (a->tl->source.categories_known)
-		print_shares(f, "at the peak, by category", cats, ls->by_category, CG_CAT_COUNT, ls->bytes);
+	if (cg_source_has_categories(&a->tl->source))
+		print_shares(f, a->tl->source.categories_inferred ? "at the peak, by category (inferred)"
+								    : "at the peak, by category", cats, ls->by_category, CG_CAT_COUNT, ls->bytes);
 	/* by phase, unless all of it is under none: the trace has no phases */
 	if (ls->listed && ls->by_phase[CG_PHASE_NONE] < ls->bytes)
 		print_shares(f, "at the peak, by the phase that allocated", phases, ls->by_phase, CG_PHASE_COUNT,
@@ -331,9 +335,10 @@ static void print_over_time(cg_lines *f, const cg_analysis *a, uint32_t d)
 	const cg_timeline *tl = a->tl;
 	const cg_overtime_device *o = &a->overtime->devices[d];
 	char b1[32], b2[32], b3[32], t1[32];
-	if (tl->source.categories_known) {
+	if (cg_source_has_categories(&tl->source)) {
 		cg_lines_putf(f, "%s", "");
-		cg_lines_putf(f, "  each category's own maximum");
+		cg_lines_putf(f, tl->source.categories_inferred ? "  each category's own maximum (inferred)"
+								: "  each category's own maximum");
 		for (int c = 0; c < CG_CAT_COUNT; c++)
 			if (o->categories[c].bytes)
 				cg_lines_putf(f, "    %-18s%11s  at %s", cg_category_name((cg_category)c),
@@ -704,7 +709,8 @@ static void print_verdicts(cg_lines *f, const cg_analysis *a)
 static void print_filled_by(cg_lines *f, const cg_analysis *a, uint32_t d)
 {
 	const cg_liveset_device *ls = &a->at_peak->devices[d];
-	bool cats = a->tl->source.categories_known;
+	bool cats = cg_source_has_categories(&a->tl->source);
+	const char *label = a->tl->source.categories_inferred ? "filled by (inferred)" : "filled by";
 	if (!cats && !(ls->listed && ls->by_phase[CG_PHASE_NONE] < ls->bytes))
 		return;
 	const uint64_t *bytes = cats ? ls->by_category : ls->by_phase;
@@ -722,7 +728,7 @@ static void print_filled_by(cg_lines *f, const cg_analysis *a, uint32_t d)
 		cg_lines_cell(row, sizeof row, cats ? cg_category_name((cg_category)best) : cg_phase_name((cg_phase)best), 16, false);
 		cg_lines_cell(row, sizeof row, bytes_text(b, bytes[best]), 11, true);
 		cg_lines_cell(row, sizeof row, share_text(pct, bytes[best], ls->bytes), 9, true);
-		key_figure(f, k ? "" : cats ? "filled by" : "filled by phase", "%s", row);
+		key_figure(f, k ? "" : cats ? label : "filled by phase", "%s", row);
 	}
 }
 

@@ -43,7 +43,7 @@ static void sort_bars(panel *p)
 static void category_panel(panel *p, const cg_timeline *tl, const cg_liveset_device *ls)
 {
 	memset(p, 0, sizeof *p);
-	p->header = "by category";
+	p->header = tl->source.categories_inferred ? "by category (inferred)" : "by category";
 	size_t nmissing = 0, n = 0;
 	n += (size_t)snprintf(p->note, sizeof p->note, "nothing live at the peak:");
 	for (int s = 0; s < CG_CAT_COUNT; s++) {
@@ -171,7 +171,7 @@ static bool shows_categories(const cg_timeline *tl, const cg_liveset_device *ls)
 	int n = 0;
 	for (int c = 0; c < CG_CAT_COUNT; c++)
 		n += ls->by_category[c] != 0;
-	return n >= 2 || (n == 1 && tl->source.categories_known);
+	return n >= 2 || (n == 1 && cg_source_has_categories(&tl->source));
 }
 
 static bool shows_phases(const cg_liveset_device *ls)
@@ -373,10 +373,12 @@ void cg_chart_breakdown(cg_chart *c, const cg_analysis *a, uint32_t d, const cha
 	cg_timeline_fmt_time(tl, when, sizeof when, pk->peak_t_ns);
 	if (cats && phases)
 		snprintf(subtitle, sizeof subtitle,
-			 "%s live at %s, split by memory category and by the phase of the span that allocated it "
-			 "\xc2\xb7 both panels share one bar scale", bytes, when);
+			 "%s live at %s, split by memory category%s and by the phase of the span that allocated it "
+			 "\xc2\xb7 both panels share one bar scale", bytes, when,
+			 tl->source.categories_inferred ? " (inferred)" : "");
 	else if (cats)
-		snprintf(subtitle, sizeof subtitle, "%s live at %s, by memory category \xc2\xb7 %s", bytes, when,
+		snprintf(subtitle, sizeof subtitle, "%s live at %s, by memory category%s \xc2\xb7 %s", bytes, when,
+			 tl->source.categories_inferred ? " (inferred)" : "",
 			 !ls->listed ? "phases not known: this trace's frees cannot be paired with allocations"
 				     : "no phases in this trace");
 	else

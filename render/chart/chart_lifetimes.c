@@ -231,10 +231,11 @@ void cg_chart_lifetimes(cg_chart *c, const cg_analysis *a, uint32_t d, const cha
 	cg_chart_title(c, title, sizeof title, "How long allocations live", run_name, tl, d);
 	size_t n = (size_t)snprintf(subtitle, sizeof subtitle, "%s freed allocations by lifetime, 4 bins per decade",
 				    cg_fmt_count(count, sizeof count, freed_total(lt)));
-	if (!tl->source.categories_known) {
+	if (!cg_source_has_categories(&tl->source)) {
 		snprintf(subtitle + n, sizeof subtitle - n, " (the trace records no categories)");
 	} else {
-		const char *sep = ", stacked by category (bottom\xe2\x86\x92top: ";
+		const char *sep = tl->source.categories_inferred ? ", stacked by inferred category (bottom\xe2\x86\x92top: "
+								 : ", stacked by category (bottom\xe2\x86\x92top: ";
 		for (int s = 0; s < CG_CAT_COUNT && n < sizeof subtitle; s++) {
 			cg_category cat = cg_chart_stack_order[s];
 			if (h->by_cat[cat]) {

@@ -538,7 +538,8 @@ static void draw_legend(cg_chart *c, const layout *l, const cg_timeline *tl, con
 		y = l->plot.y0 - 62 + 4;
 	if (y + h_cat + h_phase + h_lines > limit)
 		any = false;
-	y = cg_chart_legend_header(c, x, y, width, tl->source.categories_known ? "category" : "category (not in trace)",
+	y = cg_chart_legend_header(c, x, y, width, tl->source.categories_known ? "category"
+					  : tl->source.categories_inferred ? "category (inferred)" : "category (not in trace)",
 			  "at peak");
 	for (int s = CG_CAT_COUNT; s-- > 0;) {
 		cg_category cat = cg_chart_stack_order[s];

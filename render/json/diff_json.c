@@ -103,6 +103,7 @@ static void write_run(cg_jw *w, const char *key, const cg_analysis *a)
 		cg_jw_null(w);
 	cg_jw_kv_bool(w, "pairing_known", s->pairing_known);
 	cg_jw_kv_bool(w, "categories_known", s->categories_known);
+	cg_jw_kv_bool(w, "categories_inferred", s->categories_inferred);
 	cg_jw_kv_u64(w, "bad_lines", s->bad_lines);
 	cg_jw_end(w);
 }

@@ -52,6 +52,7 @@ static void write_source(cg_jw *w, const cg_timeline *tl)
 	else
 		cg_jw_null(w);
 	cg_jw_kv_bool(w, "categories_known", s->categories_known);
+	cg_jw_kv_bool(w, "categories_inferred", s->categories_inferred);
 	cg_jw_kv_bool(w, "pairing_known", s->pairing_known);
 	cg_jw_key(w, "diagnostics");
 	cg_jw_array(w);

@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include "cpus.h"
+#include "infer.h"
 #include "parallel.h"
 #include "progress.h"
 #include "termtext.h"
 #include "units.h"
+#include "xalloc.h"
 
 static int size_option(const cg_command *cmd, const cg_args *args, const char *name, size_t *out)
 {
@@ -96,6 +98,7 @@ int cg_cmd_input_options(const cg_command *cmd, const cg_args *args, cg_cmd_inpu
 {
 	in->quiet = cg_args_flag(cmd, args, "quiet");
 	in->stats = cg_args_flag(cmd, args, "stats");
+	in->no_infer = cg_args_flag(cmd, args, "no-infer");
 	int rc = ingest_options(cmd, args, &in->ingest);
 	if (rc)
 		return rc;
@@ -183,6 +186,28 @@ int cg_cmd_print(const cg_command *cmd, cg_sink *s)
 	return 0;
 }
 
+/* The steps' windows come from the steps pass. */
+void cg_cmd_infer_categories(cg_timeline *tl)
+{
+	if (!cg_infer_applies(tl))
+		return;
+	cg_error err = CG_ERROR_INIT;
+	cg_steps_result *st = NULL;
+	cg_infer_result *r = NULL;
+	cg_infer_step *w = NULL;
+	if (cg_steps_run(&st, tl, &err) < 0)
+		goto cleanup;
+	w = cg_calloc(st->nsteps ? st->nsteps : 1, sizeof *w);
+	for (uint32_t k = 0; k < st->nsteps; k++)
+		w[k] = (cg_infer_step){st->steps[k].start_ns, st->steps[k].end_ns};
+	if (cg_infer_run(&r, tl, w, st->nsteps, &err) == 0)
+		cg_infer_apply(tl, r);
+cleanup:
+	cg_infer_free(r);
+	free(w);
+	cg_steps_free(st);
+}
+
 int cg_cmd_analyse(const cg_command *cmd, cg_cmd_input *in, const char *path, cg_timeline **tl,
 		   cg_analysis **a)
 {
@@ -191,6 +216,8 @@ int cg_cmd_analyse(const cg_command *cmd, cg_cmd_input *in, const char *path, cg
 	int status = ingest(cmd, in, path, tl);
 	if (status)
 		return status;
+	if (!in->no_infer)
+		cg_cmd_infer_categories(*tl);
 	cg_error err = CG_ERROR_INIT;
 	char what[300];
 	snprintf(what, sizeof what, "analysing %s", in->progress.name); /* escaped */

@@ -272,6 +272,8 @@ typedef struct cg_source {
 	int64_t time_origin_unix_ns;
 	char *time_origin;
 	bool categories_known;	/* false for formats that do not record categories */
+	/* the categories were inferred by cgmem (analysis/infer.c), not recorded */
+	bool categories_inferred;
 	bool pairing_known;	/* false when frees could not be matched to allocations */
 	/* This process's place in a distributed run (PyTorch's
 	 * distributedInfo.rank and world_size), when has_rank / has_world_size. */
@@ -280,6 +282,12 @@ typedef struct cg_source {
 	cg_diag *diags;		/* the first CG_MAX_DIAGS, in the order found */
 	size_t ndiags, diags_cap;
 } cg_source;
+
+/* Whether records carry categories: recorded, or inferred by cgmem. */
+static inline bool cg_source_has_categories(const cg_source *s)
+{
+	return s->categories_known || s->categories_inferred;
+}
 
 typedef struct cg_timeline_limits {
 	size_t max_string_bytes; /* 0: unlimited */
