@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "summary_allocs.h"
+#include "stackview.h"
 #include "summary_lines.h"
 #include "termtext.h"
 #include "units.h"
@@ -196,7 +197,7 @@ static void print_key_figures(cg_lines *f, const cg_analysis *a, uint32_t d)
 			snprintf(what, sizeof what, " (%s%s%s)", cat ? cat : "", cat && ph ? ", " : "", ph ? ph : "");
 		key_figure(f, "reached by", "%s of %s%s", bytes_text(b1, m->bytes),
 		   m->op != CG_STR_EMPTY ? cg_timeline_str(tl, m->op) : "an allocation", what);
-		cg_timeline_span_path(tl, m->span, path, sizeof path);
+		cg_stack_span_where(tl, m->span, path, sizeof path);
 		if (path[0])
 			key_figure(f, "", "%s", cg_lines_fit(fitted, sizeof fitted, path, f->width - 2 - LABEL));
 	}
@@ -520,7 +521,11 @@ static void print_leaks(cg_lines *f, const cg_analysis *a, uint32_t d)
 			cnt[0] = '\0';
 		strcat(row, cnt);
 		cg_lines_put(f, row);
-		cg_lines_putf(f, "%16s%s", "", cg_lines_fit(fitted, sizeof fitted, x->path[0] ? x->path : "(no span)", f->width - 16));
+		char where[CG_SPAN_PATH_MAX];
+		const char *path = x->path;
+		if (x->path[0] && cg_stack_is_frames(tl))
+			path = cg_stack_span_where(tl, tl->mem[x->example].span, where, sizeof where);
+		cg_lines_putf(f, "%16s%s", "", cg_lines_fit(fitted, sizeof fitted, path[0] ? path : "(no span)", f->width - 16));
 	}
 }
 

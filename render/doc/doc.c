@@ -22,6 +22,7 @@ void cg_doc_free(cg_doc *d)
 		cg_doc_block *b = &d->blocks[i];
 		cg_free(b->text);
 		cg_free(b->name);
+		cg_free(b->body);
 		cg_free(b->align);
 		for (size_t k = 0; k < b->nrows * b->ncols; k++)
 			cg_free(b->cells[k]);
@@ -80,6 +81,13 @@ void cg_doc_heading(cg_doc *d, int level, const char *fmt, ...)
 void cg_doc_code(cg_doc *d, const char *text)
 {
 	push(d, CG_DOC_CODE)->text = cg_strdup(text);
+}
+
+void cg_doc_details(cg_doc *d, const char *summary, const char *body)
+{
+	cg_doc_block *b = push(d, CG_DOC_DETAILS);
+	b->text = cg_strdup(summary);
+	b->body = cg_strdup(body);
 }
 
 void cg_doc_table(cg_doc *d, size_t ncols, const char *align)

@@ -25,6 +25,7 @@ typedef enum cg_doc_kind {
 	CG_DOC_TABLE,
 	CG_DOC_FIGURE,
 	CG_DOC_CODE,
+	CG_DOC_DETAILS, /* a one-line summary that opens to its body's lines (a long stack) */
 } cg_doc_kind;
 
 typedef struct cg_doc_block {
@@ -32,6 +33,7 @@ typedef struct cg_doc_block {
 	int level;	 /* heading level, 1-3 */
 	char *text;	 /* heading, paragraph, caption, or figure title */
 	char *name;	 /* figure: file name without extension */
+	char *body;	 /* details: its lines, '\n'-separated */
 	size_t ncols;	 /* table */
 	char *align;	 /* table: 'l', 'r', 'k' or 'p' per column */
 	char **cells;	 /* table: header row then rows, ncols each */
@@ -54,9 +56,14 @@ void cg_doc_paragraph(cg_doc *d, const char *fmt, ...) __attribute__((format(pri
 void cg_doc_note(cg_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cg_doc_callout(cg_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cg_doc_code(cg_doc *d, const char *text);
+/* A collapsible block: summary shown, body's '\n'-separated lines behind it
+ * (<details> in HTML, closed, so print shows the summary). */
+void cg_doc_details(cg_doc *d, const char *summary, const char *body);
 /* Starts a table; align has one letter per column: 'l' left, 'r' right
  * (numbers), 'k' left and never wrapped (keys), 'p' left, small and wrapped
- * anywhere (span paths). The next call to cg_doc_row gives the header. */
+ * anywhere (span paths), 's' a stack: the cell's first line, and when it
+ * has more lines, those behind it as a collapsible list (cg_stack_cell).
+ * The next call to cg_doc_row gives the header. */
 void cg_doc_table(cg_doc *d, size_t ncols, const char *align);
 void cg_doc_row(cg_doc *d, const char *const *cells);
 /* A chart: name.png in Markdown, name.svg inlined in HTML. */
