@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devorder.h"
 #include "export.h"
 #include "report_cells.h"
 #include "report_snapshot.h"
@@ -56,10 +57,14 @@ static void callouts(cg_doc *d, const cg_analysis *a)
 	}
 	if (tl->nooms > 3)
 		cg_doc_note(d, "... and %zu more out-of-memory events.", tl->nooms - 3);
-	for (uint32_t dv = 0; a->end && dv < a->end->ndevices; dv++)
+	uint32_t *order = cg_device_order(tl);
+	for (uint32_t k = 0; a->end && k < a->end->ndevices && k < tl->ndevices; k++) {
+		uint32_t dv = order[k];
 		if (a->end->devices[dv].verdict)
 			cg_doc_callout(d, "%s%s%s", tl->ndevices > 1 ? dev_name(tl, dv) : "", tl->ndevices > 1 ? ": " : "",
 				       a->end->devices[dv].verdict);
+	}
+	cg_free(order);
 	cg_report_snapshot_callouts(d, a);
 }
 
@@ -103,9 +108,10 @@ static void capacity_cell(cell c, const cg_analysis *a, uint32_t dv)
 		 cg_fmt_bytes(head, sizeof head, k->free_bytes), cg_fmt_time(t, sizeof t, k->t_ns));
 }
 
-/* The devices a section shows: all of them, in the trace's order, when
- * there are at most max; else the max with the largest peaks. A report
- * about thousands of devices stays readable; summary.json has them all. */
+/* The devices a section shows: all of them when there are at most max,
+ * else the max with the largest peaks; accelerators first, each group in
+ * the trace's order (cg_device_order). A report about thousands of devices
+ * stays readable; summary.json has them all. */
 static uint32_t *select_devices(const cg_analysis *a, uint32_t max, uint32_t *n)
 {
 	uint32_t all = a->tl->ndevices;
@@ -113,6 +119,7 @@ static uint32_t *select_devices(const cg_analysis *a, uint32_t max, uint32_t *n)
 	for (uint32_t i = 0; i < all; i++)
 		sel[i] = all > max ? a->peak->by_peak[i] : i;
 	*n = all < max ? all : max;
+	cg_device_order_sort(a->tl, sel, *n);
 	return sel;
 }
 
@@ -570,13 +577,30 @@ static void end_of_trace(cg_doc *d, const cg_analysis *a, uint32_t dv)
 	cg_doc_note(d, "The last %" PRIu32 " allocations before the end, latest first.", e->nlast < 10 ? e->nlast : 10);
 }
 
+static void device_blocks(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts);
+
 static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
 {
 	const cg_timeline *tl = a->tl;
+	size_t first = d->n;
 	if (tl->ndevices > 1)
 		cg_doc_heading(d, 2, "%s", dev_name(tl, dv));
 	else
 		cg_doc_heading(d, 2, "The peak");
+	device_blocks(d, a, dv, charts);
+	/* each device's sections are anchored under its name: the table of
+	 * contents links "cuda-0-steps", not the second "steps" */
+	for (size_t i = first + 1; tl->ndevices > 1 && i < d->n; i++)
+		if (d->blocks[i].kind == CG_DOC_HEADING) {
+			char *key = cg_asprintf("%s %s", dev_name(tl, dv), d->blocks[i].text);
+			cg_doc_heading_key(d, i, key);
+			cg_free(key);
+		}
+}
+
+static void device_blocks(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
+{
+	const cg_timeline *tl = a->tl;
 	if (!tl->devices[dv].mem_count && !a->peak->devices[dv].initial_bytes) {
 		cg_doc_paragraph(d, "No memory records on this device.");
 		cg_report_snapshot_section(d, a, dv, charts);

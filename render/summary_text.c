@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "summary_allocs.h"
+#include "devorder.h"
 #include "stackview.h"
 #include "summary_lines.h"
 #include "termtext.h"
@@ -682,13 +683,16 @@ static void print_verdicts(cg_lines *f, const cg_analysis *a)
 	static const char *const word[] = {"ok", "warn", "FAIL"};
 	char text[1024];
 	bool said = false;
-	for (uint32_t d = 0; d < a->tl->ndevices; d++) {
+	uint32_t *order = cg_device_order(a->tl);
+	for (uint32_t k = 0; k < a->tl->ndevices; k++) {
+		uint32_t d = order[k];
 		verdict v = device_verdict(a, d, text, sizeof text);
 		if (v == VERDICT_OK)
 			continue;
 		cg_lines_wrap_styled(f, word[v], v == VERDICT_FAIL ? CG_SGR_FAIL : NULL, text);
 		said = true;
 	}
+	cg_free(order);
 	if (said)
 		return;
 	if (a->tl->source.truncated) {
@@ -766,7 +770,9 @@ void cg_summary_text_write(cg_sink *out, const cg_analysis *a, const cg_summary_
 	if (a->steps->nsteps)
 		cg_lines_putf(f, "steps: %u \xc3\x97 %s", a->steps->nsteps, a->steps->label);
 	print_verdicts(f, a);
-	for (uint32_t d = 0; d < tl->ndevices; d++) {
+	uint32_t *order = cg_device_order(tl);
+	for (uint32_t k = 0; k < tl->ndevices; k++) {
+		uint32_t d = order[k];
 		cg_lines_putf(f, "%s", "");
 		cg_lines_putf(f, "%s", cg_timeline_str(tl, tl->devices[d].name));
 		if (o->brief) {
@@ -783,6 +789,7 @@ void cg_summary_text_write(cg_sink *out, const cg_analysis *a, const cg_summary_
 		print_lifetimes(f, a, d);
 		print_end(f, a, d);
 	}
+	cg_free(order);
 	if (!o->brief)
 		print_gradients(f, a);
 }

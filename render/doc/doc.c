@@ -193,13 +193,21 @@ char **cg_doc_heading_ids(const cg_doc *d)
 		if (d->blocks[i].kind != CG_DOC_HEADING)
 			continue;
 		char base[ID_MAX + 1], id[ID_MAX + 24];
-		slug(d->blocks[i].text, base);
+		slug(d->blocks[i].name ? d->blocks[i].name : d->blocks[i].text, base);
 		snprintf(id, sizeof id, "%s", base);
 		for (unsigned long k = 2; id_taken(ids, i, id); k++)
 			snprintf(id, sizeof id, "%s-%lu", base, k);
 		ids[i] = cg_strdup(id);
 	}
 	return ids;
+}
+
+void cg_doc_heading_key(cg_doc *d, size_t i, const char *key)
+{
+	if (i >= d->n || d->blocks[i].kind != CG_DOC_HEADING)
+		return;
+	cg_free(d->blocks[i].name);
+	d->blocks[i].name = cg_strdup(key);
 }
 
 void cg_doc_ids_free(char **ids, size_t n)

@@ -32,7 +32,8 @@ typedef struct cg_doc_block {
 	cg_doc_kind kind;
 	int level;	 /* heading level, 1-3 */
 	char *text;	 /* heading, paragraph, caption, or figure title */
-	char *name;	 /* figure: file name without extension */
+	char *name;	 /* figure: file name without extension; heading: what its id is
+			  * made from when not its text (cg_doc_heading_key) */
 	char *body;	 /* details: its lines, '\n'-separated */
 	size_t ncols;	 /* table */
 	char *align;	 /* table: 'l', 'r', 'k' or 'p' per column */
@@ -91,6 +92,9 @@ void cg_doc_set_png_suffix(cg_doc *d, const char *suffix);
  * inlined SVGs' ids do) and never are "contents" (the table of contents').
  * The caller frees the array with cg_doc_ids_free(ids, d->n). */
 char **cg_doc_heading_ids(const cg_doc *d);
+/* Makes the id of heading block i from key instead of its text: a
+ * device's sections get ids of their own ("cuda-0-steps", not "steps-2"). */
+void cg_doc_heading_key(cg_doc *d, size_t i, const char *key);
 void cg_doc_ids_free(char **ids, size_t n);
 
 #endif
