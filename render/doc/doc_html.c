@@ -71,7 +71,10 @@ static const char style[] =
 	"th.r,td.s{white-space:normal}"
 	".k{white-space:normal;overflow-wrap:break-word}"
 	".p{font-size:inherit;min-width:28ch}"
-	".files{display:none}}";
+	".files{display:none}"
+	/* a closed stack prints as its one summary line */
+	".sk summary{list-style:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:70ch}"
+	"figure svg,figure img{max-height:88mm;width:auto;max-width:100%;margin:0 auto}}";
 
 static void put_text(cg_sink *out, const char *s)
 {
@@ -149,7 +152,7 @@ static void put_table(cg_sink *out, const cg_doc_block *b)
 			 * may wrap on a small screen, a number never */
 			bool sentence = a == 'r' && strlen(text) > RIGHT_WRAP;
 			cg_sink_printf(out, "<%s%s>", tag,
-				       sentence ? " class=\"r s\"" : a == 'r' ? " class=\"r\"" : a == 'p' || a == 's' ? " class=\"p\"" : a == 'k' ? " class=\"k\"" : "");
+				       sentence ? " class=\"r s\"" : a == 'r' ? " class=\"r\"" : a == 's' ? " class=\"p sk\"" : a == 'p' ? " class=\"p\"" : a == 'k' ? " class=\"k\"" : "");
 			if (r > 0 && a == 's')
 				put_stack(out, text);
 			else if (r > 0 && (a == 'p' || a == 'k'))
