@@ -274,15 +274,52 @@ static uint32_t tree_next(const cg_pathtree *t, uint32_t i, uint64_t min)
 	return i;
 }
 
-/* A node's name indented by its depth, escaped, into label. */
-static void tree_label(const cg_timeline *tl, const cg_pathnode *n, char *label, size_t size)
+/* A node's name indented by its level, escaped, into label; a node
+ * ending a chain of `chain` folded frames says so: "name ‹ … (k frames)". */
+static void tree_label(const cg_timeline *tl, const cg_pathnode *n, uint32_t level, uint32_t chain, char *label,
+		       size_t size)
 {
 	const char *name = n->kind == CG_PATHNODE_SPAN ? cg_timeline_str(tl, n->name)
 			   : n->kind == CG_PATHNODE_BEFORE_TRACE ? "(allocated before the trace)"
 								  : "(before profiling)";
-	int indent = (int)(n->depth - 1) * 2;
+	int indent = (int)level * 2;
 	snprintf(label, size, "%*s", indent, "");
 	cg_termtext_escape(label + indent, size - (size_t)indent, name, strlen(name));
+	if (chain) {
+		size_t len = strlen(label);
+		snprintf(label + len, size - len, CG_STACK_SEP "\xe2\x80\xa6 (%u frames)", chain + 1);
+	}
+}
+
+/* For a stack of frames (stackview.h): whether node i of the shown tree
+ * is a link of a chain, handing all its bytes to its one shown child; the
+ * chain is then one row, at its last node (as the icicle's one box). */
+static bool chain_link(const cg_timeline *tl, const cg_pathtree *t, uint32_t i, uint64_t min)
+{
+	const cg_pathnode *n = &t->nodes[i];
+	if (!cg_stack_is_frames(tl) || n->kind != CG_PATHNODE_SPAN || n->own_bytes || n->depth >= 24)
+		return false;
+	uint32_t only = CG_NONE;
+	for (uint32_t c = tree_next(t, i + 1, min); c < n->subtree_end; c = tree_next(t, t->nodes[c].subtree_end, min)) {
+		if (only != CG_NONE)
+			return false;
+		only = c;
+	}
+	return only != CG_NONE && t->nodes[only].total_bytes == n->total_bytes;
+}
+
+/* Each shown node's level and the chain folded above it, in one pre-order
+ * pass (a parent comes before its children). */
+static void tree_levels(const cg_timeline *tl, const cg_pathtree *t, uint64_t min, uint32_t *level, uint32_t *chain,
+			bool *link)
+{
+	for (uint32_t i = tree_next(t, 1, min); i < t->nnodes; i = tree_next(t, i + 1, min)) {
+		uint32_t p = t->nodes[i].parent;
+		bool top = p == CG_NONE || p == 0;
+		level[i] = top ? 0 : link[p] ? level[p] : level[p] + 1;
+		chain[i] = top || !link[p] ? 0 : chain[p] + 1;
+		link[i] = chain_link(tl, t, i, min);
+	}
 }
 
 /* The span-path tree, pruned to nodes holding at least 5 % of the peak:
@@ -298,8 +335,13 @@ static void print_tree(cg_lines *f, const cg_analysis *a, uint32_t d)
 	char label[1024], row[CG_LINES_BYTES(CG_SUMMARY_TEXT_MAX_WIDTH) + 128], b[32], pct[32];
 	size_t widest = 0, shown = 0;
 	bool phases = false;
+	uint32_t *level = cg_calloc(t->nnodes, sizeof *level), *chain = cg_calloc(t->nnodes, sizeof *chain);
+	bool *link = cg_calloc(t->nnodes, sizeof *link);
+	tree_levels(tl, t, min, level, chain, link);
 	for (uint32_t i = tree_next(t, 1, min); i < t->nnodes && shown < a->options.top_n; i = tree_next(t, i + 1, min)) {
-		tree_label(tl, &t->nodes[i], label, sizeof label);
+		if (link[i])
+			continue;
+		tree_label(tl, &t->nodes[i], level[i], chain[i], label, sizeof label);
 		if (cg_text_width(label) > widest)
 			widest = cg_text_width(label);
 		phases |= t->nodes[i].phase != CG_PHASE_NONE;
@@ -314,7 +356,9 @@ static void print_tree(cg_lines *f, const cg_analysis *a, uint32_t d)
 	shown = 0;
 	for (uint32_t i = tree_next(t, 1, min); i < t->nnodes && shown < a->options.top_n; i = tree_next(t, i + 1, min)) {
 		const cg_pathnode *n = &t->nodes[i];
-		tree_label(tl, n, label, sizeof label);
+		if (link[i])
+			continue;
+		tree_label(tl, n, level[i], chain[i], label, sizeof label);
 		snprintf(row, sizeof row, "    ");
 		cg_lines_cell(row, sizeof row, label, widest, false);
 		cg_lines_cell(row, sizeof row, bytes_text(b, n->total_bytes), 11, true);
@@ -326,6 +370,9 @@ static void print_tree(cg_lines *f, const cg_analysis *a, uint32_t d)
 		cg_lines_put(f, row);
 		shown++;
 	}
+	cg_free(link);
+	cg_free(chain);
+	cg_free(level);
 }
 
 static void print_over_time(cg_lines *f, const cg_analysis *a, uint32_t d)

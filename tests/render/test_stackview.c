@@ -11,6 +11,7 @@
 #include "report.h"
 #include "sink.h"
 #include "stackview.h"
+#include "summary_text.h"
 #include "utf8.h"
 #include "xalloc.h"
 
@@ -151,6 +152,32 @@ static void the_report_shows_a_pytorch_stack_as_frames_with_its_module_as_where(
 	cg_timeline_free(tl);
 }
 
+/* The terminal's tree at the peak: the chain of nine frames is one row. */
+static void the_summary_tree_folds_a_chain_of_frames_into_one_row(void **state)
+{
+	(void)state;
+	cg_timeline *tl = pytorch_run();
+	cg_analysis *a;
+	assert_int_equal(cg_analysis_run(&a, tl, NULL, NULL), 0);
+	cg_sink *s = cg_sink_memory();
+	cg_summary_text_options o = CG_SUMMARY_TEXT_OPTIONS_INIT;
+	o.width = 100;
+	cg_summary_text_write(s, a, &o);
+	const char *text = cg_sink_data(s, NULL);
+	const char *tree = strstr(text, "  at the peak, by span path (nodes with 5 % or more)\n");
+	assert_non_null(tree);
+	tree = strchr(tree, '\n') + 1;
+	const char *end = strchr(tree, '\n');
+	char row[256];
+	snprintf(row, sizeof row, "%.*s", (int)(end - tree), tree);
+	assert_string_equal(row, /* label, bytes right-aligned in 11 columns, share in 9 */
+			    "    aten::linear" SEP "\xe2\x80\xa6 (9 frames)" "   4.00 KiB" "  100.0 %");
+	assert_true(end[1] == '\n'); /* and no other row */
+	assert_int_equal(cg_sink_close(s, NULL), 0);
+	cg_analysis_free(a);
+	cg_timeline_free(tl);
+}
+
 /* A candle-graph path keeps its '/' look, and a span name longer than the
  * old 1,023-byte buffer is said whole. */
 static void a_long_candle_graph_path_is_never_cut_silently(void **state)
@@ -189,6 +216,7 @@ int main(void)
 		cmocka_unit_test(the_separator_never_occurs_inside_a_frame),
 		cmocka_unit_test(a_short_form_cut_by_its_buffer_ends_in_an_ellipsis_at_a_character),
 		cmocka_unit_test(the_report_shows_a_pytorch_stack_as_frames_with_its_module_as_where),
+		cmocka_unit_test(the_summary_tree_folds_a_chain_of_frames_into_one_row),
 		cmocka_unit_test(a_long_candle_graph_path_is_never_cut_silently),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
