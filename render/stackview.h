@@ -14,25 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "frames.h"
 #include "timeline.h"
 
 /* The separator of frames, innermost first: " ‹ ". */
 #define CG_STACK_SEP " \xe2\x80\xb9 "
 /* How many frames a short form shows before "…". */
 #define CG_STACK_SHORT_FRAMES 3
-
-/* Whether tl's span paths are stacks of frames: PyTorch profiler traces
- * (Chrome trace formats). Every other format keeps its '/' paths. */
-bool cg_stack_is_frames(const cg_timeline *tl);
-
-/* Whether a frame is call plumbing that a reader skips: Python's
- * multiprocessing start-up ("multiprocessing/spawn.py(122): spawn_main"),
- * "<string>(1): <module>", torch's nn/modules/module.py call wrappers
- * (_wrapped_call_impl, _call_impl) and "<built-in method … at 0x…>". */
-bool cg_stack_boring(const char *name);
-
-/* The nearest "nn.Module: " span at or above span, CG_NONE if none. */
-uint32_t cg_stack_module(const cg_timeline *tl, uint32_t span);
 
 /* A stack of n names, root first. The short form, innermost relevant frame
  * first: the first CG_STACK_SHORT_FRAMES kept frames and, when there are
