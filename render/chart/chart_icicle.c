@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "frames.h"
 #include "units.h"
 #include "xalloc.h"
 
@@ -216,7 +217,8 @@ typedef struct layout {
 } layout;
 
 /* The label of the chain from i to its end (k nodes): "a", "a › b",
- * "a › b › z (3 frames)", "a › b › … › z (k frames)". Caller frees. */
+ * "a › b › z (3 frames)", "a › b › … › z (k frames)" ("spans" for a
+ * trace without Python stacks). Caller frees. */
 static char *chain_label(const cg_timeline *tl, const cg_pathtree *t, const view *v, uint32_t i, uint32_t end,
 			 uint32_t k)
 {
@@ -228,8 +230,8 @@ static char *chain_label(const cg_timeline *tl, const cg_pathtree *t, const view
 	const char *b = node_name(tl, &t->nodes[second]), *z = node_name(tl, &t->nodes[end]);
 	if (k == 2)
 		return cg_asprintf("%s \xe2\x80\xba %s", head, b);
-	return cg_asprintf("%s \xe2\x80\xba %s \xe2\x80\xba %s%s (%u frames)", head, b, k > 3 ? "\xe2\x80\xa6 \xe2\x80\xba " : "",
-			   z, k);
+	return cg_asprintf("%s \xe2\x80\xba %s \xe2\x80\xba %s%s (%u %s)", head, b, k > 3 ? "\xe2\x80\xa6 \xe2\x80\xba " : "",
+			   z, k, cg_stack_is_frames(tl) ? "frames" : "spans");
 }
 
 /* Pre-order walk: a node's box starts where its previous sibling's ended
