@@ -73,7 +73,7 @@ static const char style[] =
 	".p{font-size:inherit;min-width:28ch}"
 	".files{display:none}"
 	/* a closed stack prints as its one summary line */
-	".sk summary{list-style:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:70ch}"
+	".sk summary{list-style:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:36ch}"
 	"figure svg,figure img{max-height:88mm;width:auto;max-width:100%;margin:0 auto}}";
 
 static void put_text(cg_sink *out, const char *s)
