@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devorder.h"
 #include "export.h"
 #include "report_cells.h"
 #include "report_snapshot.h"
+#include "stackview.h"
 #include "units.h"
 #include "utf8.h"
 #include "xalloc.h"
@@ -55,10 +57,14 @@ static void callouts(cg_doc *d, const cg_analysis *a)
 	}
 	if (tl->nooms > 3)
 		cg_doc_note(d, "... and %zu more out-of-memory events.", tl->nooms - 3);
-	for (uint32_t dv = 0; a->end && dv < a->end->ndevices; dv++)
+	uint32_t *order = cg_device_order(tl);
+	for (uint32_t k = 0; a->end && k < a->end->ndevices && k < tl->ndevices; k++) {
+		uint32_t dv = order[k];
 		if (a->end->devices[dv].verdict)
 			cg_doc_callout(d, "%s%s%s", tl->ndevices > 1 ? dev_name(tl, dv) : "", tl->ndevices > 1 ? ": " : "",
 				       a->end->devices[dv].verdict);
+	}
+	cg_free(order);
 	cg_report_snapshot_callouts(d, a);
 }
 
@@ -102,9 +108,10 @@ static void capacity_cell(cell c, const cg_analysis *a, uint32_t dv)
 		 cg_fmt_bytes(head, sizeof head, k->free_bytes), cg_fmt_time(t, sizeof t, k->t_ns));
 }
 
-/* The devices a section shows: all of them, in the trace's order, when
- * there are at most max; else the max with the largest peaks. A report
- * about thousands of devices stays readable; summary.json has them all. */
+/* The devices a section shows: all of them when there are at most max,
+ * else the max with the largest peaks; accelerators first, each group in
+ * the trace's order (cg_device_order). A report about thousands of devices
+ * stays readable; summary.json has them all. */
 static uint32_t *select_devices(const cg_analysis *a, uint32_t max, uint32_t *n)
 {
 	uint32_t all = a->tl->ndevices;
@@ -112,6 +119,7 @@ static uint32_t *select_devices(const cg_analysis *a, uint32_t max, uint32_t *n)
 	for (uint32_t i = 0; i < all; i++)
 		sel[i] = all > max ? a->peak->by_peak[i] : i;
 	*n = all < max ? all : max;
+	cg_device_order_sort(a->tl, sel, *n);
 	return sel;
 }
 
@@ -206,6 +214,24 @@ static void by_bytes(int *keys, size_t n, const uint64_t *size)
 	}
 }
 
+/* The whole stack of the peak's allocation, behind a one-line summary. */
+static void peak_stack(cg_doc *d, const cg_timeline *tl, uint32_t span)
+{
+	if (!cg_stack_is_frames(tl) || span == CG_NONE)
+		return;
+	size_t n;
+	const char **names = cg_stack_span_names(tl, span, &n);
+	char *c = cg_stack_cell(names, n);
+	cg_free(names);
+	const char *body = strchr(c, '\n');
+	if (body) {
+		char head[96];
+		snprintf(head, sizeof head, "The stack of that allocation, innermost first (%zu frames)", n);
+		cg_doc_details(d, head, body + 1);
+	}
+	cg_free(c);
+}
+
 static void moment_of_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
 {
 	const cg_timeline *tl = a->tl;
@@ -214,15 +240,19 @@ static void moment_of_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const c
 	cell b, t;
 	if (p->peak_index != CG_NONE) {
 		const cg_mem *m = &tl->mem[p->peak_index];
-		char path[1024];
-		cg_timeline_span_path(tl, m->span, path, sizeof path);
+		char path[CG_SPAN_PATH_MAX + 8], where[CG_SPAN_PATH_MAX + 320] = "";
+		cg_stack_span_text(tl, m->span, path, sizeof path);
+		uint32_t mod = cg_stack_is_frames(tl) ? cg_stack_module(tl, m->span) : CG_NONE;
+		if (mod != CG_NONE)
+			snprintf(where, sizeof where, "%s, at %s", cg_timeline_str(tl, tl->spans[mod].name), path);
 		cell mb;
 		cg_doc_paragraph(d, "Live memory peaked at %s at %s, when %s of %s (%s, %s phase) was allocated in %s. "
 				    "%" PRIu64 " allocations were live.",
 				 bytes_exact(b, p->peak_bytes), when(tl, t, p->peak_t_ns), bytes(mb, m->bytes),
 				 m->op ? cg_timeline_str(tl, m->op) : "an unnamed op",
 				 category_label((cg_category)m->category), cg_phase_name(cg_timeline_mem_phase(tl, m)),
-				 *path ? path : "no span", ls->count);
+				 *where ? where : *path ? path : "no span", ls->count);
+		peak_stack(d, tl, m->span);
 	} else {
 		cg_doc_paragraph(d, "Live memory was highest, %s, from the start: memory allocated before the trace.",
 				 bytes_exact(b, p->peak_bytes));
@@ -280,22 +310,42 @@ static int cmp_own(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* The path of a node of the span-path tree: names from the root down. */
-static void node_path(const cg_timeline *tl, const cg_pathtree *t, uint32_t i, char *buf, size_t size)
+/* The path of a node of the span-path tree as a cell: names from the root
+ * down joined by '/' (ending in "…" when longer than CG_SPAN_PATH_MAX), or
+ * for stacks of frames cg_stack_cell's. Caller frees. */
+static char *node_path(const cg_timeline *tl, const cg_pathtree *t, uint32_t i)
 {
-	uint32_t chain[300];
-	size_t n = 0;
-	for (uint32_t k = i; k != CG_NONE && t->nodes[k].kind != CG_PATHNODE_ROOT && n < 300; k = t->nodes[k].parent)
-		chain[n++] = k;
-	size_t len = 0;
-	buf[0] = '\0';
-	while (n > 0 && len < size) {
-		const cg_pathnode *nd = &t->nodes[chain[--n]];
-		const char *name = nd->kind == CG_PATHNODE_BEFORE_TRACE	     ? "(allocated before the trace)"
-				   : nd->kind == CG_PATHNODE_BEFORE_PROFILING ? "(before profiling)"
-									      : cg_timeline_str(tl, nd->name);
-		len += (size_t)snprintf(buf + len, size - len, "%s%s", name, n ? "/" : "");
+	size_t depth = 0;
+	for (uint32_t k = i; k != CG_NONE && t->nodes[k].kind != CG_PATHNODE_ROOT; k = t->nodes[k].parent)
+		depth++;
+	const char **names = cg_malloc((depth ? depth : 1) * sizeof *names);
+	size_t n = depth;
+	for (uint32_t k = i; k != CG_NONE && t->nodes[k].kind != CG_PATHNODE_ROOT; k = t->nodes[k].parent) {
+		const cg_pathnode *nd = &t->nodes[k];
+		names[--n] = nd->kind == CG_PATHNODE_BEFORE_TRACE	? "(allocated before the trace)"
+			     : nd->kind == CG_PATHNODE_BEFORE_PROFILING ? "(before profiling)"
+									: cg_timeline_str(tl, nd->name);
 	}
+	char *s;
+	if (cg_stack_is_frames(tl)) {
+		s = cg_stack_cell(names, depth);
+	} else {
+		size_t len = 0;
+		s = cg_malloc(CG_SPAN_PATH_MAX + 4);
+		s[0] = '\0';
+		for (size_t k = 0; k < depth; k++) {
+			size_t add = strlen(names[k]) + (k + 1 < depth);
+			if (len + add > CG_SPAN_PATH_MAX) {
+				size_t keep = cg_utf8_prefix(names[k], strlen(names[k]), CG_SPAN_PATH_MAX - len);
+				memcpy(s + len, names[k], keep);
+				memcpy(s + len + keep, "\xe2\x80\xa6", 4);
+				break;
+			}
+			len += (size_t)snprintf(s + len, CG_SPAN_PATH_MAX + 4 - len, "%s%s", names[k], k + 1 < depth ? "/" : "");
+		}
+	}
+	cg_free(names);
+	return s;
 }
 
 static void where_allocated(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
@@ -312,14 +362,17 @@ static void where_allocated(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 			own[n++] = &t->nodes[i];
 	qsort(own, n, sizeof *own, cmp_own);
 	uint64_t total = t->nodes[0].total_bytes;
-	cg_doc_table(d, 4, "prrr");
-	ROW(d, "span path (spans of one name under one parent merged)", "bytes", "of the peak", "allocations");
+	bool frames = cg_stack_is_frames(tl);
+	cg_doc_table(d, 4, frames ? "srrr" : "prrr");
+	ROW(d, frames ? "stack, innermost first (frames of one name under one parent merged)"
+		      : "span path (spans of one name under one parent merged)",
+	    "bytes", "of the peak", "allocations");
 	for (size_t k = 0; k < n && k < 15; k++) {
-		char path[2048];
-		node_path(tl, t, (uint32_t)(own[k] - t->nodes), path, sizeof path);
+		char *path = node_path(tl, t, (uint32_t)(own[k] - t->nodes));
 		cell b, p, c;
 		ROW(d, *path ? path : "(outside any span)", bytes(b, own[k]->own_bytes), percent(p, own[k]->own_bytes, total),
 		    count(c, own[k]->own_count));
+		cg_free(path);
 	}
 	if (n > 15)
 		cg_doc_note(d, "The 15 largest of %zu paths; summary.json has them all.", n);
@@ -337,12 +390,14 @@ static void largest_at_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 		return;
 	}
 	size_t top = a->options.top_n < ls->nallocs ? a->options.top_n : ls->nallocs;
-	cg_doc_table(d, 8, "rkkkkrrp");
-	ROW(d, "bytes", "category", "phase", "op", "shape, dtype", "allocated at", "freed at", "span path");
+	bool frames = cg_stack_is_frames(tl);
+	cg_doc_table(d, 8, frames ? "rkkkkrrs" : "rkkkkrrp");
+	ROW(d, "bytes", "category", "phase", "op", "shape, dtype", "allocated at", "freed at",
+	    frames ? "where: module \xc2\xb7 stack, innermost first" : "span path");
 	for (size_t k = 0; k < top; k++) {
 		const cg_live_alloc *la = &ls->allocs[k];
 		cell b, at, fr, sh;
-		char path[1024] = "";
+		char *path = NULL;
 		const char *op = "", *phase = cg_phase_name(cg_live_alloc_phase(tl, la));
 		if (la->alloc != CG_NONE) {
 			const cg_mem *m = &tl->mem[la->alloc];
@@ -351,7 +406,7 @@ static void largest_at_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 			const char *dt = m->dtype ? cg_timeline_str(tl, tl->dtypes[m->dtype].name) : "";
 			snprintf(sh, sizeof sh, "%s%s%s", m->shape ? shape : "?", *dt ? " " : "", dt);
 			op = m->op ? cg_timeline_str(tl, m->op) : "?";
-			cg_timeline_span_path(tl, m->span, path, sizeof path);
+			path = cg_stack_span_cell(tl, m->span);
 			when(tl, at, m->t_ns);
 		} else {
 			snprintf(sh, sizeof sh, "?");
@@ -361,7 +416,9 @@ static void largest_at_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 			snprintf(fr, sizeof fr, "never");
 		else
 			when(tl, fr, tl->mem[la->end].t_ns);
-		ROW(d, bytes(b, la->bytes), category_label(cg_live_alloc_category(tl, la)), phase, op, sh, at, fr, path);
+		ROW(d, bytes(b, la->bytes), category_label(cg_live_alloc_category(tl, la)), phase, op, sh, at, fr,
+		    path ? path : "");
+		cg_free(path);
 	}
 	if (top < ls->nallocs)
 		cg_doc_note(d, "The %zu largest of %zu (--top sets how many).", top, ls->nallocs);
@@ -465,14 +522,19 @@ static void leaks(cg_doc *d, const cg_analysis *a, uint32_t dv)
 			    count(sc, l->step_count[k]));
 		}
 	}
-	cg_doc_table(d, 5, "pkkrr");
-	ROW(d, "span path", "op", "category", "bytes", "allocations");
+	bool frames = cg_stack_is_frames(tl);
+	cg_doc_table(d, 5, frames ? "skkrr" : "pkkrr");
+	ROW(d, frames ? "where: module \xc2\xb7 stack, innermost first" : "span path", "op", "category", "bytes",
+	    "allocations");
 	for (size_t k = 0; k < l->ngroups && k < a->options.top_n; k++) {
 		const cg_leak_group *g = &l->groups[k];
 		cell gb, gc;
-		ROW(d, *g->path ? g->path : "(outside any span)", g->op ? cg_timeline_str(tl, g->op) : "?",
+		/* a group is one path: its first allocation's stack is the group's */
+		char *path = frames && *g->path ? cg_stack_span_cell(tl, tl->mem[g->example].span) : NULL;
+		ROW(d, path ? path : *g->path ? g->path : "(outside any span)", g->op ? cg_timeline_str(tl, g->op) : "?",
 		    g->category < CG_CAT_COUNT ? category_label((cg_category)g->category) : "mixed", bytes(gb, g->bytes),
 		    count(gc, g->count));
+		cg_free(path);
 	}
 }
 
@@ -506,26 +568,44 @@ static void end_of_trace(cg_doc *d, const cg_analysis *a, uint32_t dv)
 				 when(tl, t, e->t_ns), bytes(b, e->live_bytes));
 	if (!e->nlast)
 		return;
-	cg_doc_table(d, 5, "rrkkp");
-	ROW(d, "at", "bytes", "op", "category", "span path");
+	bool frames = cg_stack_is_frames(tl);
+	cg_doc_table(d, 5, frames ? "rrkks" : "rrkkp");
+	ROW(d, "at", "bytes", "op", "category", frames ? "where: module \xc2\xb7 stack, innermost first" : "span path");
 	for (uint32_t k = 0; k < e->nlast && k < 10; k++) {
 		const cg_mem *m = &tl->mem[e->last_allocs[k]];
-		char path[1024];
-		cg_timeline_span_path(tl, m->span, path, sizeof path);
+		char *path = cg_stack_span_cell(tl, m->span);
 		cell at, mb;
 		ROW(d, when(tl, at, m->t_ns), bytes(mb, m->bytes), m->op ? cg_timeline_str(tl, m->op) : "?",
 		    category_label((cg_category)m->category), path);
+		cg_free(path);
 	}
 	cg_doc_note(d, "The last %" PRIu32 " allocations before the end, latest first.", e->nlast < 10 ? e->nlast : 10);
 }
 
+static void device_blocks(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts);
+
 static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
 {
 	const cg_timeline *tl = a->tl;
+	size_t first = d->n;
 	if (tl->ndevices > 1)
 		cg_doc_heading(d, 2, "%s", dev_name(tl, dv));
 	else
 		cg_doc_heading(d, 2, "The peak");
+	device_blocks(d, a, dv, charts);
+	/* each device's sections are anchored under its name: the table of
+	 * contents links "cuda-0-steps", not the second "steps" */
+	for (size_t i = first + 1; tl->ndevices > 1 && i < d->n; i++)
+		if (d->blocks[i].kind == CG_DOC_HEADING) {
+			char *key = cg_asprintf("%s %s", dev_name(tl, dv), d->blocks[i].text);
+			cg_doc_heading_key(d, i, key);
+			cg_free(key);
+		}
+}
+
+static void device_blocks(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
+{
+	const cg_timeline *tl = a->tl;
 	if (!tl->devices[dv].mem_count && !a->peak->devices[dv].initial_bytes) {
 		cg_doc_paragraph(d, "No memory records on this device.");
 		cg_report_snapshot_section(d, a, dv, charts);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stackview.h"
 #include "termtext.h"
 #include "units.h"
 #include "xalloc.h"
@@ -132,7 +133,7 @@ void cg_summary_allocs_write(cg_lines *w, const cg_timeline *tl, const cg_alloc_
 		const cg_mem *m = &tl->mem[rows[i].alloc != CG_NONE ? rows[i].alloc : rows[i].end];
 		path[0] = '\0';
 		if (rows[i].alloc != CG_NONE)
-			cg_timeline_span_path(tl, m->span, path, sizeof path);
+			cg_stack_span_where(tl, m->span, path, sizeof path);
 		char lead[256];
 		snprintf(lead, sizeof lead, "%16s%s%s", "", when_inline ? "" : c[i].text[WHEN], when_inline ? "" : "  ");
 		size_t used = cg_text_width(lead), room = w->width > used ? w->width - used : 1;
@@ -169,7 +170,7 @@ void cg_summary_allocs_write_brief(cg_lines *w, const cg_timeline *tl, const cg_
 		const cg_mem *m = &tl->mem[rows[i].alloc != CG_NONE ? rows[i].alloc : rows[i].end];
 		path[0] = '\0';
 		if (rows[i].alloc != CG_NONE)
-			cg_timeline_span_path(tl, m->span, path, sizeof path);
+			cg_stack_span_where(tl, m->span, path, sizeof path);
 		size_t used = cg_text_width(row), room = w->width > used + 8 ? w->width - used : 8;
 		size_t len = strlen(row);
 		snprintf(row + len, size - len, "%s",

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "summary_allocs.h"
+#include "devorder.h"
+#include "stackview.h"
 #include "summary_lines.h"
 #include "termtext.h"
 #include "units.h"
@@ -199,7 +201,7 @@ static void print_key_figures(cg_lines *f, const cg_analysis *a, uint32_t d)
 			snprintf(what, sizeof what, " (%s%s%s)", cat ? cat : "", cat && ph ? ", " : "", ph ? ph : "");
 		key_figure(f, "reached by", "%s of %s%s", bytes_text(b1, m->bytes),
 		   m->op != CG_STR_EMPTY ? cg_timeline_str(tl, m->op) : "an allocation", what);
-		cg_timeline_span_path(tl, m->span, path, sizeof path);
+		cg_stack_span_where(tl, m->span, path, sizeof path);
 		if (path[0])
 			key_figure(f, "", "%s", cg_lines_fit(fitted, sizeof fitted, path, f->width - 2 - LABEL));
 	}
@@ -276,15 +278,52 @@ static uint32_t tree_next(const cg_pathtree *t, uint32_t i, uint64_t min)
 	return i;
 }
 
-/* A node's name indented by its depth, escaped, into label. */
-static void tree_label(const cg_timeline *tl, const cg_pathnode *n, char *label, size_t size)
+/* A node's name indented by its level, escaped, into label; a node
+ * ending a chain of `chain` folded frames says so: "name ‹ … (k frames)". */
+static void tree_label(const cg_timeline *tl, const cg_pathnode *n, uint32_t level, uint32_t chain, char *label,
+		       size_t size)
 {
 	const char *name = n->kind == CG_PATHNODE_SPAN ? cg_timeline_str(tl, n->name)
 			   : n->kind == CG_PATHNODE_BEFORE_TRACE ? "(allocated before the trace)"
 								  : "(before profiling)";
-	int indent = (int)(n->depth - 1) * 2;
+	int indent = (int)level * 2;
 	snprintf(label, size, "%*s", indent, "");
 	cg_termtext_escape(label + indent, size - (size_t)indent, name, strlen(name));
+	if (chain) {
+		size_t len = strlen(label);
+		snprintf(label + len, size - len, CG_STACK_SEP "\xe2\x80\xa6 (%u frames)", chain + 1);
+	}
+}
+
+/* For a stack of frames (stackview.h): whether node i of the shown tree
+ * is a link of a chain, handing all its bytes to its one shown child; the
+ * chain is then one row, at its last node (as the icicle's one box). */
+static bool chain_link(const cg_timeline *tl, const cg_pathtree *t, uint32_t i, uint64_t min)
+{
+	const cg_pathnode *n = &t->nodes[i];
+	if (!cg_stack_is_frames(tl) || n->kind != CG_PATHNODE_SPAN || n->own_bytes || n->depth >= 24)
+		return false;
+	uint32_t only = CG_NONE;
+	for (uint32_t c = tree_next(t, i + 1, min); c < n->subtree_end; c = tree_next(t, t->nodes[c].subtree_end, min)) {
+		if (only != CG_NONE)
+			return false;
+		only = c;
+	}
+	return only != CG_NONE && t->nodes[only].total_bytes == n->total_bytes;
+}
+
+/* Each shown node's level and the chain folded above it, in one pre-order
+ * pass (a parent comes before its children). */
+static void tree_levels(const cg_timeline *tl, const cg_pathtree *t, uint64_t min, uint32_t *level, uint32_t *chain,
+			bool *link)
+{
+	for (uint32_t i = tree_next(t, 1, min); i < t->nnodes; i = tree_next(t, i + 1, min)) {
+		uint32_t p = t->nodes[i].parent;
+		bool top = p == CG_NONE || p == 0;
+		level[i] = top ? 0 : link[p] ? level[p] : level[p] + 1;
+		chain[i] = top || !link[p] ? 0 : chain[p] + 1;
+		link[i] = chain_link(tl, t, i, min);
+	}
 }
 
 /* The span-path tree, pruned to nodes holding at least 5 % of the peak:
@@ -300,8 +339,13 @@ static void print_tree(cg_lines *f, const cg_analysis *a, uint32_t d)
 	char label[1024], row[CG_LINES_BYTES(CG_SUMMARY_TEXT_MAX_WIDTH) + 128], b[32], pct[32];
 	size_t widest = 0, shown = 0;
 	bool phases = false;
+	uint32_t *level = cg_calloc(t->nnodes, sizeof *level), *chain = cg_calloc(t->nnodes, sizeof *chain);
+	bool *link = cg_calloc(t->nnodes, sizeof *link);
+	tree_levels(tl, t, min, level, chain, link);
 	for (uint32_t i = tree_next(t, 1, min); i < t->nnodes && shown < a->options.top_n; i = tree_next(t, i + 1, min)) {
-		tree_label(tl, &t->nodes[i], label, sizeof label);
+		if (link[i])
+			continue;
+		tree_label(tl, &t->nodes[i], level[i], chain[i], label, sizeof label);
 		if (cg_text_width(label) > widest)
 			widest = cg_text_width(label);
 		phases |= t->nodes[i].phase != CG_PHASE_NONE;
@@ -316,7 +360,9 @@ static void print_tree(cg_lines *f, const cg_analysis *a, uint32_t d)
 	shown = 0;
 	for (uint32_t i = tree_next(t, 1, min); i < t->nnodes && shown < a->options.top_n; i = tree_next(t, i + 1, min)) {
 		const cg_pathnode *n = &t->nodes[i];
-		tree_label(tl, n, label, sizeof label);
+		if (link[i])
+			continue;
+		tree_label(tl, n, level[i], chain[i], label, sizeof label);
 		snprintf(row, sizeof row, "    ");
 		cg_lines_cell(row, sizeof row, label, widest, false);
 		cg_lines_cell(row, sizeof row, bytes_text(b, n->total_bytes), 11, true);
@@ -328,6 +374,9 @@ static void print_tree(cg_lines *f, const cg_analysis *a, uint32_t d)
 		cg_lines_put(f, row);
 		shown++;
 	}
+	cg_free(link);
+	cg_free(chain);
+	cg_free(level);
 }
 
 static void print_over_time(cg_lines *f, const cg_analysis *a, uint32_t d)
@@ -525,7 +574,11 @@ static void print_leaks(cg_lines *f, const cg_analysis *a, uint32_t d)
 			cnt[0] = '\0';
 		strcat(row, cnt);
 		cg_lines_put(f, row);
-		cg_lines_putf(f, "%16s%s", "", cg_lines_fit(fitted, sizeof fitted, x->path[0] ? x->path : "(no span)", f->width - 16));
+		char where[CG_SPAN_PATH_MAX];
+		const char *path = x->path;
+		if (x->path[0] && cg_stack_is_frames(tl))
+			path = cg_stack_span_where(tl, tl->mem[x->example].span, where, sizeof where);
+		cg_lines_putf(f, "%16s%s", "", cg_lines_fit(fitted, sizeof fitted, path[0] ? path : "(no span)", f->width - 16));
 	}
 }
 
@@ -682,13 +735,16 @@ static void print_verdicts(cg_lines *f, const cg_analysis *a)
 	static const char *const word[] = {"ok", "warn", "FAIL"};
 	char text[1024];
 	bool said = false;
-	for (uint32_t d = 0; d < a->tl->ndevices; d++) {
+	uint32_t *order = cg_device_order(a->tl);
+	for (uint32_t k = 0; k < a->tl->ndevices; k++) {
+		uint32_t d = order[k];
 		verdict v = device_verdict(a, d, text, sizeof text);
 		if (v == VERDICT_OK)
 			continue;
 		cg_lines_wrap_styled(f, word[v], v == VERDICT_FAIL ? CG_SGR_FAIL : NULL, text);
 		said = true;
 	}
+	cg_free(order);
 	if (said)
 		return;
 	if (a->tl->source.truncated) {
@@ -767,7 +823,9 @@ void cg_summary_text_write(cg_sink *out, const cg_analysis *a, const cg_summary_
 	if (a->steps->nsteps)
 		cg_lines_putf(f, "steps: %u \xc3\x97 %s", a->steps->nsteps, a->steps->label);
 	print_verdicts(f, a);
-	for (uint32_t d = 0; d < tl->ndevices; d++) {
+	uint32_t *order = cg_device_order(tl);
+	for (uint32_t k = 0; k < tl->ndevices; k++) {
+		uint32_t d = order[k];
 		cg_lines_putf(f, "%s", "");
 		cg_lines_putf(f, "%s", cg_timeline_str(tl, tl->devices[d].name));
 		if (o->brief) {
@@ -784,6 +842,7 @@ void cg_summary_text_write(cg_sink *out, const cg_analysis *a, const cg_summary_
 		print_lifetimes(f, a, d);
 		print_end(f, a, d);
 	}
+	cg_free(order);
 	if (!o->brief)
 		print_gradients(f, a);
 }

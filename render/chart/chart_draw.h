@@ -54,7 +54,9 @@ void cg_chart_title(cg_chart *c, char *buf, size_t size, const char *what, const
 const char *cg_chart_category_label(cg_category c);
 /* The span an allocation is shown under: the nearest span, itself or an
  * ancestor, that is a function or module rather than an op ("AddmmBackward0"
- * for aten::mm); the span itself when there is none; CG_NONE for none. */
+ * for aten::mm); for a PyTorch stack its nearest nn.Module, else its nearest
+ * frame that is neither an op nor plumbing (frames.h); the span itself when
+ * there is none; CG_NONE for none. */
 uint32_t cg_chart_named_span(const cg_timeline *tl, uint32_t span);
 
 /* Each diff chart for device i of v->diff, drawn into an open chart. They

@@ -7,8 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "frames.h"
 #include "units.h"
 #include "xalloc.h"
+
+/* "Nearly all" of the peak: the chart starts at the deepest node whose
+ * subtree leaves out at most 1/NEARLY_DIVISOR (1 %, rounded down to a byte)
+ * of the bytes it would otherwise show; what it leaves out is said in the
+ * subtitle. A real Python stack keeps 0.1 % beside a 45-frame chain; without
+ * this the chain fills the chart. */
+#define NEARLY_DIVISOR 100
 
 /* Rows are at most this tall and at least this tall before deeper levels
  * are left out; 2 px between rows. */
@@ -50,12 +58,14 @@ const char *cg_chart_icicle_skip(const cg_analysis *a, uint32_t d)
  * A chain of nodes that each hand all their bytes to a single child (the
  * synthetic root above a run span; forty Python frames above a model's
  * forward) would fill the rows with full-width boxes saying nothing: the
- * chart starts where the bytes first split, and names the chain above it
- * in one line. */
+ * chart starts at the deepest node that holds nearly all of the bytes
+ * (NEARLY_DIVISOR), and names the chain above it in one line. Below it,
+ * each chain of single children is one box ("a › b › … › z (k frames)"). */
 typedef struct view {
 	uint32_t first, skip;
 	uint64_t total;	   /* bytes across the full width */
 	uint64_t baseline; /* left out */
+	uint64_t outside;  /* bytes outside first's subtree, left out (< 1 %) */
 	uint32_t folded;   /* spans of the chain above first */
 } view;
 
@@ -75,9 +85,19 @@ static uint32_t sole_heir(const cg_pathtree *t, uint32_t p, uint32_t skip, uint6
 	return only != CG_NONE && t->nodes[only].total_bytes == total ? only : CG_NONE;
 }
 
+/* The child of p, but skip, with the most bytes; CG_NONE without one. */
+static uint32_t largest_child(const cg_pathtree *t, uint32_t p, uint32_t skip)
+{
+	uint32_t best = CG_NONE;
+	for (uint32_t i = p + 1; i < t->nodes[p].subtree_end; i = t->nodes[i].subtree_end)
+		if (i != skip && t->nodes[i].total_bytes && (best == CG_NONE || t->nodes[i].total_bytes > t->nodes[best].total_bytes))
+			best = i;
+	return best;
+}
+
 static view choose_view(const cg_pathtree *t)
 {
-	view v = {0, CG_NONE, t->nodes[0].total_bytes, 0, 0};
+	view v = {0, CG_NONE, t->nodes[0].total_bytes, 0, 0, 0};
 	for (uint32_t i = 1; i < t->nnodes; i = t->nodes[i].subtree_end) {
 		const cg_pathnode *n = &t->nodes[i];
 		if (n->kind == CG_PATHNODE_BEFORE_PROFILING && n->total_bytes > v.total / 2 && n->total_bytes < v.total) {
@@ -86,10 +106,27 @@ static view choose_view(const cg_pathtree *t)
 		}
 	}
 	v.total -= v.baseline;
-	for (uint32_t next; (next = sole_heir(t, v.first, v.skip, v.total)) != CG_NONE; v.first = next)
+	uint64_t all = v.total;
+	for (uint32_t next; (next = largest_child(t, v.first, v.skip)) != CG_NONE; v.first = next) {
+		uint64_t b = t->nodes[next].total_bytes;
+		if (all - b > all / NEARLY_DIVISOR)
+			break;
 		if (t->nodes[v.first].kind == CG_PATHNODE_SPAN)
 			v.folded++;
+		v.total = b;
+	}
+	v.outside = all - v.total;
 	return v;
+}
+
+/* The last node of the chain of single children that starts at i: each
+ * hands all its bytes to its one child with bytes. *k: nodes in it. */
+static uint32_t chain_end(const cg_pathtree *t, uint32_t i, uint32_t skip, uint32_t *k)
+{
+	*k = 1;
+	for (uint32_t next; (next = sole_heir(t, i, skip, t->nodes[i].total_bytes)) != CG_NONE; i = next)
+		++*k;
+	return i;
 }
 
 /* "a › b › c", the spans above the first row, cut in the middle to fit. */
@@ -110,6 +147,10 @@ static void draw_chain(cg_chart *c, const cg_timeline *tl, const cg_pathtree *t,
 			text = cg_realloc(text, cap);
 		}
 		len += (size_t)snprintf(text + len, cap - len, "%s%s", name, n ? " \xe2\x80\xba " : "");
+	}
+	if (v->folded > 1) {
+		text = cg_realloc(text, len + 32);
+		snprintf(text + len, 32, " (%u frames)", v->folded);
 	}
 	cg_chart_font(c, CG_TYPE_SMALL, false);
 	cg_chart_color(c, CG_SECONDARY);
@@ -175,19 +216,40 @@ typedef struct layout {
 	uint32_t base_depth, rows;
 } layout;
 
+/* The label of the chain from i to its end (k nodes): "a", "a › b",
+ * "a › b › z (3 frames)", "a › b › … › z (k frames)" ("spans" for a
+ * trace without Python stacks). Caller frees. */
+static char *chain_label(const cg_timeline *tl, const cg_pathtree *t, const view *v, uint32_t i, uint32_t end,
+			 uint32_t k)
+{
+	const char *head = t->nodes[i].kind == CG_PATHNODE_ROOT && v->skip != CG_NONE ? "allocated in the trace"
+										     : node_name(tl, &t->nodes[i]);
+	if (k == 1)
+		return cg_strdup(head);
+	uint32_t second = sole_heir(t, i, v->skip, t->nodes[i].total_bytes);
+	const char *b = node_name(tl, &t->nodes[second]), *z = node_name(tl, &t->nodes[end]);
+	if (k == 2)
+		return cg_asprintf("%s \xe2\x80\xba %s", head, b);
+	return cg_asprintf("%s \xe2\x80\xba %s \xe2\x80\xba %s%s (%u %s)", head, b, k > 3 ? "\xe2\x80\xa6 \xe2\x80\xba " : "",
+			   z, k, cg_stack_is_frames(tl) ? "frames" : "spans");
+}
+
 /* Pre-order walk: a node's box starts where its previous sibling's ended
- * (bytes summed per depth, so positions are exact however many boxes);
- * subtrees narrower than half a device pixel are skipped whole. Draws
- * when draw is set; returns the number of rows holding a visible box. */
+ * (bytes summed per row, so positions are exact however many boxes);
+ * a chain of single children is one box (chain_end), its children in the
+ * next row; subtrees narrower than half a device pixel are skipped whole.
+ * Draws when draw is set; returns the number of rows holding a visible box. */
 static uint32_t walk(cg_chart *c, const cg_timeline *tl, const cg_pathtree *t, const view *v, const layout *l,
 		     bool present[CG_PATHTREE_MIXED + 1], bool draw)
 {
 	uint64_t *cursor = cg_calloc((size_t)l->rows + 1, sizeof *cursor);
-	double width = l->area.x1 - l->area.x0, min_w = 0.5 / c->scale;
+	/* row of each node of the subtree, by its index from first */
 	uint32_t end = t->nodes[v->first].subtree_end, used = 0;
+	uint32_t *rowof = cg_calloc((size_t)(end - v->first) + 1, sizeof *rowof);
+	double width = l->area.x1 - l->area.x0, min_w = 0.5 / c->scale;
 	for (uint32_t i = v->first; i < end;) {
 		const cg_pathnode *n = &t->nodes[i];
-		uint32_t row = n->depth - l->base_depth;
+		uint32_t row = i == v->first ? 0 : rowof[n->parent - v->first] + 1;
 		if (row >= l->rows || n->total_bytes == 0 || i == v->skip) {
 			i = n->subtree_end;
 			continue;
@@ -204,18 +266,24 @@ static uint32_t walk(cg_chart *c, const cg_timeline *tl, const cg_pathtree *t, c
 		}
 		if (row + 1 > used)
 			used = row + 1;
+		uint32_t k, last = i == v->first ? i : chain_end(t, i, v->skip, &k);
+		if (i == v->first)
+			k = 1;
+		rowof[last - v->first] = row;
 		present[n->phase <= CG_PATHTREE_MIXED ? n->phase : CG_PATHTREE_MIXED] = true;
 		if (draw) {
 			double y = l->area.y0 + l->pitch * row, h = l->pitch - ROW_GAP;
 			/* 1 px of white between siblings, once a box can spare it */
 			double w = x1 - x0 >= 3 ? x1 - x0 - 1 : x1 - x0;
 			cg_chart_box(c, x0, y, w, h, node_color(n));
-			const char *label = n->kind == CG_PATHNODE_ROOT && v->skip != CG_NONE ? "allocated in the trace"
-											      : node_name(tl, n);
+			char *label = chain_label(tl, t, v, i, last, k);
 			draw_labels(c, label, bytes, x0, y, w, h, v->total);
+			cg_free(label);
 		}
-		i++;
+		/* the chain's nodes between i and last hold nothing else */
+		i = last + 1;
 	}
+	cg_free(rowof);
 	cg_free(cursor);
 	return used;
 }
@@ -275,7 +343,13 @@ void cg_chart_icicle(cg_chart *c, const cg_analysis *a, uint32_t d, const char *
 	cg_chart_title(c, title, sizeof title, "Where the peak was allocated", run_name, tl, d);
 	cg_fmt_bytes(bytes, sizeof bytes, v.total);
 	cg_timeline_fmt_time(tl, when, sizeof when, pk->peak_t_ns);
-	if (v.skip == CG_NONE)
+	char out[32], outpct[32];
+	if (v.outside)
+		snprintf(subtitle, sizeof subtitle, "%s of the %s live at %s, by the span path that allocated it (%s, %s, "
+			 "allocated elsewhere left out); width \xe2\x88\x9d bytes", bytes,
+			 cg_fmt_bytes(all, sizeof all, v.total + v.outside), when, cg_fmt_bytes(out, sizeof out, v.outside),
+			 cg_fmt_percent(outpct, sizeof outpct, (double)v.outside / (double)(v.total + v.outside)));
+	else if (v.skip == CG_NONE)
 		snprintf(subtitle, sizeof subtitle, "%s live at %s, by the span path that allocated it; width \xe2\x88\x9d "
 			 "bytes, children in time order", bytes, when);
 	else
@@ -288,7 +362,7 @@ void cg_chart_icicle(cg_chart *c, const cg_analysis *a, uint32_t d, const char *
 				      rows - l.rows);
 	if (n < sizeof footnote)
 		snprintf(footnote + n, sizeof footnote - n, " \xc2\xb7 spans with the same name under the same parent "
-			 "are merged \xc2\xb7 long names cut in the middle with \xe2\x80\x98\xe2\x80\xa6\xe2\x80\x99, "
+			 "are merged; a chain of single children is one box \xc2\xb7 long names cut in the middle with \xe2\x80\x98\xe2\x80\xa6\xe2\x80\x99, "
 			 "short ones at the end; boxes too narrow for 3 characters unlabelled");
 	cg_chart_frame_narrow(c, title, subtitle, own_line ? inner : inner - legend_w - 30, footnote);
 	cg_chart_legend_row(c, c->width - CG_MARGIN, own_line ? 96 : 70, items, nitems, true);

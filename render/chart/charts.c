@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frames.h"
 #include "pngqueue.h"
 #include "strtab.h"
 #include "xalloc.h"
@@ -59,6 +60,17 @@ const char *cg_chart_category_label(cg_category c)
 
 uint32_t cg_chart_named_span(const cg_timeline *tl, uint32_t span)
 {
+	/* a PyTorch stack: its nearest module, else its nearest frame that
+	 * is neither an op nor plumbing ("<built-in method to of Tensor
+	 * object at 0x…>" says nothing) */
+	if (cg_stack_is_frames(tl) && span != CG_NONE) {
+		uint32_t m = cg_stack_module(tl, span), s = span;
+		if (m != CG_NONE)
+			return m;
+		for (int hops = 0; s != CG_NONE && hops < 64; hops++, s = tl->spans[s].parent)
+			if (tl->spans[s].kind != CG_SPAN_OP && !cg_stack_boring(cg_timeline_str(tl, tl->spans[s].name)))
+				return s;
+	}
 	/* Bounded: op spans nest a few levels (aten::linear > aten::addmm);
 	 * a trace built as a deep chain of ops must not cost its depth per
 	 * allocation. */

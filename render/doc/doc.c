@@ -23,6 +23,7 @@ void cg_doc_free(cg_doc *d)
 		cg_doc_block *b = &d->blocks[i];
 		cg_free(b->text);
 		cg_free(b->name);
+		cg_free(b->body);
 		cg_free(b->align);
 		for (size_t k = 0; k < b->nrows * b->ncols; k++)
 			cg_free(b->cells[k]);
@@ -81,6 +82,13 @@ void cg_doc_heading(cg_doc *d, int level, const char *fmt, ...)
 void cg_doc_code(cg_doc *d, const char *text)
 {
 	push(d, CG_DOC_CODE)->text = cg_strdup(text);
+}
+
+void cg_doc_details(cg_doc *d, const char *summary, const char *body)
+{
+	cg_doc_block *b = push(d, CG_DOC_DETAILS);
+	b->text = cg_strdup(summary);
+	b->body = cg_strdup(body);
 }
 
 void cg_doc_table(cg_doc *d, size_t ncols, const char *align)
@@ -199,13 +207,21 @@ char **cg_doc_heading_ids(const cg_doc *d)
 		if (d->blocks[i].kind != CG_DOC_HEADING)
 			continue;
 		char base[ID_MAX + 1], id[ID_MAX + 24];
-		slug(d->blocks[i].text, base);
+		slug(d->blocks[i].name ? d->blocks[i].name : d->blocks[i].text, base);
 		snprintf(id, sizeof id, "%s", base);
 		for (unsigned long k = 2; id_taken(ids, i, id); k++)
 			snprintf(id, sizeof id, "%s-%lu", base, k);
 		ids[i] = cg_strdup(id);
 	}
 	return ids;
+}
+
+void cg_doc_heading_key(cg_doc *d, size_t i, const char *key)
+{
+	if (i >= d->n || d->blocks[i].kind != CG_DOC_HEADING)
+		return;
+	cg_free(d->blocks[i].name);
+	d->blocks[i].name = cg_strdup(key);
 }
 
 void cg_doc_ids_free(char **ids, size_t n)

@@ -26,13 +26,16 @@ typedef enum cg_doc_kind {
 	CG_DOC_FIGURE,
 	CG_DOC_CODE,
 	CG_DOC_LINKS, /* a line of links to files beside the document */
+	CG_DOC_DETAILS, /* a one-line summary that opens to its body's lines (a long stack) */
 } cg_doc_kind;
 
 typedef struct cg_doc_block {
 	cg_doc_kind kind;
 	int level;	 /* heading level, 1-3 */
 	char *text;	 /* heading, paragraph, caption, or figure title */
-	char *name;	 /* figure: file name without extension */
+	char *name;	 /* figure: file name without extension; heading: what its id is
+			  * made from when not its text (cg_doc_heading_key) */
+	char *body;	 /* details: its lines, '\n'-separated */
 	size_t ncols;	 /* table */
 	char *align;	 /* table: 'l', 'r', 'k' or 'p' per column */
 	char **cells;	 /* table: header row then rows, ncols each */
@@ -55,9 +58,14 @@ void cg_doc_paragraph(cg_doc *d, const char *fmt, ...) __attribute__((format(pri
 void cg_doc_note(cg_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cg_doc_callout(cg_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cg_doc_code(cg_doc *d, const char *text);
+/* A collapsible block: summary shown, body's '\n'-separated lines behind it
+ * (<details> in HTML, closed, so print shows the summary). */
+void cg_doc_details(cg_doc *d, const char *summary, const char *body);
 /* Starts a table; align has one letter per column: 'l' left, 'r' right
  * (numbers), 'k' left and never wrapped (keys), 'p' left, small and wrapped
- * anywhere (span paths). The next call to cg_doc_row gives the header. */
+ * anywhere (span paths), 's' a stack: the cell's first line, and when it
+ * has more lines, those behind it as a collapsible list (cg_stack_cell).
+ * The next call to cg_doc_row gives the header. */
 void cg_doc_table(cg_doc *d, size_t ncols, const char *align);
 void cg_doc_row(cg_doc *d, const char *const *cells);
 /* "label: text1 · text2 · ...", each text a link to its href, a path
@@ -89,6 +97,9 @@ void cg_doc_set_png_suffix(cg_doc *d, const char *suffix);
  * inlined SVGs' ids do) and never are "contents" (the table of contents').
  * The caller frees the array with cg_doc_ids_free(ids, d->n). */
 char **cg_doc_heading_ids(const cg_doc *d);
+/* Makes the id of heading block i from key instead of its text: a
+ * device's sections get ids of their own ("cuda-0-steps", not "steps-2"). */
+void cg_doc_heading_key(cg_doc *d, size_t i, const char *key);
 void cg_doc_ids_free(char **ids, size_t n);
 
 #endif

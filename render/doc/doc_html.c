@@ -45,6 +45,8 @@ static const char style[] =
 	"figure svg,figure img{width:100%;height:auto;display:block;border:1px solid #eee}"
 	"figcaption{color:#666;font-size:13px;margin-top:6px}"
 	".files{font-size:13px;color:#666;margin-top:2px}"
+	"details>summary{cursor:pointer}"
+	".st{margin:4px 0 0;padding-left:20px;font-size:12px}"
 	"pre{background:#f6f6f6;padding:12px;overflow:auto;font-size:13px;white-space:pre-wrap}"
 	"@media (max-width:600px){"
 	"main{padding:16px 12px 40px}"
@@ -69,7 +71,10 @@ static const char style[] =
 	"th.r,td.s{white-space:normal}"
 	".k{white-space:normal;overflow-wrap:break-word}"
 	".p{font-size:inherit;min-width:28ch}"
-	".files{display:none}}";
+	".files{display:none}"
+	/* a closed stack prints as its one summary line */
+	".sk summary{list-style:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:36ch}"
+	"figure svg,figure img{max-height:88mm;width:auto;max-width:100%;margin:0 auto}}";
 
 static void put_text(cg_sink *out, const char *s)
 {
@@ -93,6 +98,41 @@ static void put_breakable(cg_sink *out, const char *s, const char *after)
 	put_text(out, run);
 }
 
+/* Lines of text, '\n'-separated, as the items of a list: a stack's
+ * frames behind a <details>, closed, so a printed page shows the summary. */
+static void put_lines(cg_sink *out, const char *s)
+{
+	cg_sink_puts(out, "<ol class=\"st\">");
+	while (*s) {
+		const char *e = strchr(s, '\n');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		cg_sink_puts(out, "<li>");
+		cg_escape_html(out, s, n);
+		cg_sink_puts(out, "</li>");
+		s += n + (e != NULL);
+	}
+	cg_sink_puts(out, "</ol>");
+}
+
+static void put_details(cg_sink *out, const char *summary, size_t n, const char *body)
+{
+	cg_sink_puts(out, "<details><summary>");
+	cg_escape_html(out, summary, n);
+	cg_sink_puts(out, "</summary>");
+	put_lines(out, body);
+	cg_sink_puts(out, "</details>");
+}
+
+/* A cell of kind 's': its first line, the rest behind it. */
+static void put_stack(cg_sink *out, const char *text)
+{
+	const char *e = strchr(text, '\n');
+	if (!e)
+		put_text(out, text);
+	else
+		put_details(out, text, (size_t)(e - text), e + 1);
+}
+
 /* Right-aligned cells longer than this are sentences, not numbers. */
 #define RIGHT_WRAP 14
 
@@ -112,8 +152,10 @@ static void put_table(cg_sink *out, const cg_doc_block *b)
 			 * may wrap on a small screen, a number never */
 			bool sentence = a == 'r' && strlen(text) > RIGHT_WRAP;
 			cg_sink_printf(out, "<%s%s>", tag,
-				       sentence ? " class=\"r s\"" : a == 'r' ? " class=\"r\"" : a == 'p' ? " class=\"p\"" : a == 'k' ? " class=\"k\"" : "");
-			if (r > 0 && (a == 'p' || a == 'k'))
+				       sentence ? " class=\"r s\"" : a == 'r' ? " class=\"r\"" : a == 's' ? " class=\"p sk\"" : a == 'p' ? " class=\"p\"" : a == 'k' ? " class=\"k\"" : "");
+			if (r > 0 && a == 's')
+				put_stack(out, text);
+			else if (r > 0 && (a == 'p' || a == 'k'))
 				put_breakable(out, text, a == 'p' ? "/" : "/:_");
 			else
 				put_text(out, text);
@@ -336,6 +378,10 @@ int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *
 			break;
 		case CG_DOC_FIGURE:
 			figure(out, d, b, dir, ++figures);
+			break;
+		case CG_DOC_DETAILS:
+			put_details(out, b->text, strlen(b->text), b->body);
+			cg_sink_putc(out, '\n');
 			break;
 		case CG_DOC_CODE:
 			cg_sink_puts(out, "<pre>");

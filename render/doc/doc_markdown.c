@@ -12,13 +12,27 @@ static void put_text(cg_sink *out, const char *s)
 	cg_escape_markdown(out, s, strlen(s));
 }
 
+/* A stack cell's lines (cg_stack_cell) joined by <br>: a table row is
+ * one line of Markdown. */
+static void put_cell(cg_sink *out, const char *s)
+{
+	for (const char *e; (e = strchr(s, '\n')) != NULL; s = e + 1) {
+		cg_escape_markdown(out, s, (size_t)(e - s));
+		cg_sink_puts(out, "<br>");
+	}
+	put_text(out, s);
+}
+
 static void put_table(cg_sink *out, const cg_doc_block *b)
 {
 	for (size_t r = 0; r < b->nrows; r++) {
 		cg_sink_puts(out, "|");
 		for (size_t c = 0; c < b->ncols; c++) {
 			cg_sink_putc(out, ' ');
-			put_text(out, b->cells[r * b->ncols + c]);
+			if (r > 0 && b->align[c] == 's')
+				put_cell(out, b->cells[r * b->ncols + c]);
+			else
+				put_text(out, b->cells[r * b->ncols + c]);
 			cg_sink_puts(out, " |");
 		}
 		cg_sink_putc(out, '\n');
@@ -130,6 +144,11 @@ void cg_doc_write_markdown_in(const cg_doc *d, cg_sink *out, const char *dir)
 			cg_free(file);
 			break;
 		}
+		case CG_DOC_DETAILS:
+			put_text(out, b->text);
+			cg_sink_puts(out, "\n\n");
+			code(out, b->body);
+			break;
 		case CG_DOC_CODE:
 			code(out, b->text);
 			break;

@@ -2,9 +2,11 @@
 
 #include <string.h>
 
+#include "devorder.h"
 #include "jsonw.h"
 #include "summary_allocstate.h"
 #include "summary_device.h"
+#include "xalloc.h"
 
 static void write_source(cg_jw *w, const cg_timeline *tl)
 {
@@ -188,6 +190,14 @@ static void write_gradients(cg_jw *w, const cg_analysis *a)
 static void write_devices(cg_jw *w, const cg_analysis *a)
 {
 	const cg_timeline *tl = a->tl;
+	/* the order reports show the devices in: indexes into "devices" */
+	uint32_t *order = cg_device_order(tl);
+	cg_jw_key(w, "device_order");
+	cg_jw_array(w);
+	for (uint32_t k = 0; k < tl->ndevices; k++)
+		cg_jw_u64(w, order[k]);
+	cg_jw_end(w);
+	cg_free(order);
 	cg_jw_key(w, "devices");
 	cg_jw_array(w);
 	for (uint32_t d = 0; d < tl->ndevices; d++) {

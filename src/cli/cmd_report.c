@@ -12,6 +12,7 @@
 #include "cmd_common.h"
 #include "cmd_ranks.h"
 #include "commands.h"
+#include "devorder.h"
 #include "export.h"
 #include "outdir.h"
 #include "partial.h"
@@ -198,7 +199,9 @@ static int trace_option(const cg_command *cmd, const cg_args *args, const char *
 static void print_figures(const cg_analysis *a, const char *dir)
 {
 	const cg_timeline *tl = a->tl;
-	for (uint32_t d = 0; d < tl->ndevices; d++) {
+	uint32_t *order = cg_device_order(tl); /* accelerators first, as the report */
+	for (uint32_t k = 0; k < tl->ndevices; k++) {
+		uint32_t d = order[k];
 		const cg_peak_device *p = &a->peak->devices[d];
 		char bytes[32], exact[32], when[32];
 		/* names from the trace are escaped for the terminal (termtext.h) */
@@ -209,10 +212,11 @@ static void print_figures(const cg_analysis *a, const char *dir)
 	}
 	if (tl->source.truncated)
 		cg_termtext_line(stdout, "note: %s", tl->source.truncation_note);
-	for (uint32_t d = 0; a->end && d < a->end->ndevices; d++)
-		if (a->end->devices[d].verdict)
-			cg_termtext_line(stdout, "%s: %s", cg_timeline_str(tl, tl->devices[d].name),
-					 a->end->devices[d].verdict);
+	for (uint32_t k = 0; a->end && k < a->end->ndevices && k < tl->ndevices; k++)
+		if (a->end->devices[order[k]].verdict)
+			cg_termtext_line(stdout, "%s: %s", cg_timeline_str(tl, tl->devices[order[k]].name),
+					 a->end->devices[order[k]].verdict);
+	cg_free(order);
 	size_t n = strlen(dir);
 	while (n > 1 && dir[n - 1] == '/')
 		n--;

@@ -117,6 +117,74 @@ static void memory_from_before_profiling_is_left_out_when_it_dwarfs_the_trace(vo
 	cg_timeline_free(tl);
 }
 
+/* run > a > b > {c: 3000 B, d > e > f: 1000 B}: the chart starts at b, where
+ * the bytes split, and the chain d > e > f is one box: 2 rows, not 4. */
+static void a_chain_of_single_children_is_one_row(void **state)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_span(tl, "r", NULL, "run", 0, 1000, CG_PHASE_NONE);
+	tu_span(tl, "a", "r", "a", 0, 1000, CG_PHASE_NONE);
+	tu_span(tl, "b", "a", "b", 0, 1000, CG_PHASE_NONE);
+	tu_span(tl, "c", "b", "c", 0, 100, CG_PHASE_NONE);
+	tu_span(tl, "d", "b", "d", 100, 900, CG_PHASE_NONE);
+	tu_span(tl, "e", "d", "e", 100, 900, CG_PHASE_NONE);
+	tu_span(tl, "f", "e", "f", 100, 900, CG_PHASE_NONE);
+	tu_mem(tl, 10, "x", "c", "cpu", 3000, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 200, "y", "f", "cpu", 1000, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_tl_finalize(tl);
+	cg_chart c;
+	cg_analysis *a;
+	tc_draw(&c, &a, tl, 0, cg_chart_icicle, 1600, 900, 1.0);
+	geometry g = geometry_of(&c);
+	assert_int_equal(g.total, 4000);
+	assert_true(c.y_max == 2);
+	/* row 1: c then the chain's one box, nothing in row 2 */
+	unsigned none = phase(CG_PHASE_NONE);
+	assert_int_equal(tc_pixel(&c, x_at(&g, 1500), low_in_row(&g, 1)), none);
+	assert_int_equal(tc_pixel(&c, x_at(&g, 3500), low_in_row(&g, 1)), none);
+	assert_int_equal(tc_pixel(&c, x_at(&g, 3500), low_in_row(&g, 2)), 0xFFFFFF);
+	tc_close(&c, a);
+	cg_timeline_free(tl);
+}
+
+/* run > {big: 99,500 B > {p: 60,000 B, q: 39,500 B}, small: 500 B}: big
+ * holds 99.5 % of the peak, nearly all (at most 1 % left out), so the chart
+ * starts there: 99,500 B across, rows big and p|q. */
+static void the_chart_starts_at_the_deepest_node_holding_nearly_all_the_peak(void **state)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_span(tl, "r", NULL, "run", 0, 1000, CG_PHASE_NONE);
+	tu_span(tl, "big", "r", "big", 0, 900, CG_PHASE_NONE);
+	tu_span(tl, "p", "big", "p", 0, 100, CG_PHASE_NONE);
+	tu_span(tl, "q", "big", "q", 100, 900, CG_PHASE_NONE);
+	tu_span(tl, "small", "r", "small", 900, 1000, CG_PHASE_NONE);
+	tu_mem(tl, 10, "x", "p", "cpu", 60000, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 200, "y", "q", "cpu", 39500, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 950, "z", "small", "cpu", 500, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_tl_finalize(tl);
+	cg_chart c;
+	cg_analysis *a;
+	tc_draw(&c, &a, tl, 0, cg_chart_icicle, 1600, 900, 1.0);
+	geometry g = geometry_of(&c);
+	assert_int_equal(g.total, 99500);
+	assert_true(c.y_max == 2);
+	tc_close(&c, a);
+	cg_timeline_free(tl);
+	/* 1,001 B outside (just over 1 %): the chart keeps the whole peak */
+	tl = tu_tl_new();
+	tu_span(tl, "r", NULL, "run", 0, 1000, CG_PHASE_NONE);
+	tu_span(tl, "big", "r", "big", 0, 900, CG_PHASE_NONE);
+	tu_span(tl, "small", "r", "small", 900, 1000, CG_PHASE_NONE);
+	tu_mem(tl, 10, "x", "big", "cpu", 98999, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 950, "z", "small", "cpu", 1001, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	tu_tl_finalize(tl);
+	tc_draw(&c, &a, tl, 0, cg_chart_icicle, 1600, 900, 1.0);
+	g = geometry_of(&c);
+	assert_int_equal(g.total, 100000);
+	tc_close(&c, a);
+	cg_timeline_free(tl);
+}
+
 static void without_pairing_or_spans_it_is_not_drawn_and_says_why(void **state)
 {
 	tc_assert_skipped_unpaired(cg_chart_icicle_skip, false);
@@ -137,6 +205,8 @@ int main(void)
 		cmocka_unit_test(the_root_span_spans_the_full_width_and_children_follow_their_bytes),
 		cmocka_unit_test(a_long_name_is_cut_to_its_box),
 		cmocka_unit_test(memory_from_before_profiling_is_left_out_when_it_dwarfs_the_trace),
+		cmocka_unit_test(a_chain_of_single_children_is_one_row),
+		cmocka_unit_test(the_chart_starts_at_the_deepest_node_holding_nearly_all_the_peak),
 		cmocka_unit_test(without_pairing_or_spans_it_is_not_drawn_and_says_why),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,10 @@
  * each as long as its bytes and in its category's colour. */
 #include "chartutil.h"
 
+#include <string.h>
+
+#include "xalloc.h"
+
 typedef struct geometry {
 	double x0, px_per_byte, top, pitch;
 } geometry;
@@ -72,12 +76,51 @@ static void without_pairing_it_is_not_drawn_and_says_why(void **state)
 	tc_assert_skipped_unpaired(cg_chart_top_allocations_skip, false);
 }
 
+/* The "span" of an allocation in a PyTorch stack (with_modules): its
+ * nn.Module, not "<built-in method … at 0x…>"; without a module, the nearest
+ * frame that is neither an op nor plumbing (the built-in method, module.py). */
+static void a_pytorch_allocation_is_shown_under_its_module(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"<string>(1): <module>", "app/net.py(20): forward", "nn.Module: Net_0",
+					    "torch/nn/modules/module.py(1527): _call_impl",
+					    "<built-in method linear of PyCapsule object at 0x7ce6c2c1df60>", "aten::linear"};
+	cg_timeline *tl = tu_tl_new();
+	char id[8], parent[8];
+	for (size_t i = 0; i < 6; i++) {
+		snprintf(id, sizeof id, "s%zu", i);
+		snprintf(parent, sizeof parent, "s%zu", i ? i - 1 : 0);
+		tu_span(tl, id, i ? parent : NULL, names[i], 10 * i, 1000 - 10 * i, CG_PHASE_NONE);
+	}
+	tu_mem(tl, 500, "x", "s5", "cuda:0", 4096, CG_ALLOC, CG_CAT_UNKNOWN, "aten::linear");
+	tu_tl_finalize(tl);
+	cg_free(tl->source.format);
+	tl->source.format = cg_strdup("Chrome trace (PyTorch profiler)");
+	for (uint32_t k = 0; k < tl->nspans; k++) {
+		const char *n = cg_timeline_str(tl, tl->spans[k].name);
+		tl->spans[k].kind = strncmp(n, "aten::", 6) == 0 ? CG_SPAN_OP
+				    : strncmp(n, "nn.Module: ", 11) == 0 ? CG_SPAN_MODULE
+									  : CG_SPAN_FUNCTION;
+	}
+	uint32_t s = cg_chart_named_span(tl, tl->mem[0].span);
+	assert_string_equal(cg_timeline_str(tl, tl->spans[s].name), "nn.Module: Net_0");
+	for (uint32_t k = 0; k < tl->nspans; k++)
+		if (tl->spans[k].kind == CG_SPAN_MODULE)
+			tl->spans[k].kind = CG_SPAN_FUNCTION;
+	/* no module: the built-in method and module.py are passed over, and
+	 * "nn.Module: Net_0" is an ordinary frame now */
+	s = cg_chart_named_span(tl, tl->mem[0].span);
+	assert_string_equal(cg_timeline_str(tl, tl->spans[s].name), "nn.Module: Net_0");
+	cg_timeline_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_bars_come_in_size_order_as_long_as_their_bytes),
 		cmocka_unit_test(at_most_fifteen_rows_and_fewer_when_the_height_is_short),
 		cmocka_unit_test(without_pairing_it_is_not_drawn_and_says_why),
+		cmocka_unit_test(a_pytorch_allocation_is_shown_under_its_module),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
