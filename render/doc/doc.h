@@ -25,6 +25,7 @@ typedef enum cg_doc_kind {
 	CG_DOC_TABLE,
 	CG_DOC_FIGURE,
 	CG_DOC_CODE,
+	CG_DOC_DATA,	/* JSON for the page's script (HTML only): name is its element's class */
 } cg_doc_kind;
 
 typedef struct cg_doc_block {
@@ -44,6 +45,8 @@ typedef struct cg_doc {
 	cg_doc_block *blocks;
 	size_t n, cap;
 	char png_suffix[16]; /* figures' PNGs are NAME<suffix>.png: "" or "@2x" */
+	const char *script;	 /* borrowed: JavaScript of the HTML page, or NULL (no script) */
+	const char *script_hash; /* its SHA-256 in base64, for the page's Content-Security-Policy */
 } cg_doc;
 
 cg_doc *cg_doc_new(const char *title);
@@ -61,6 +64,14 @@ void cg_doc_table(cg_doc *d, size_t ncols, const char *align);
 void cg_doc_row(cg_doc *d, const char *const *cells);
 /* A chart: name.png in Markdown, name.svg inlined in HTML. */
 void cg_doc_figure(cg_doc *d, const char *name, const char *title);
+
+/* Data for the page's script: JSON text (copied), written into report.html
+ * as <script type="application/json" class="NAME">, every '<' as \u003c so
+ * that no string in it can end the element; left out of Markdown. */
+void cg_doc_data(cg_doc *d, const char *name, const char *json);
+/* The page's one script (borrowed, static), with its SHA-256 in base64:
+ * the page's Content-Security-Policy lets that script alone run. */
+void cg_doc_set_script(cg_doc *d, const char *js, const char *sha256_base64);
 
 /* The files of a figure that dir holds, as a set of these bits. Charts are
  * written before the report (--formats may leave any format out), so the

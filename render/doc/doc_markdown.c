@@ -130,6 +130,8 @@ void cg_doc_write_markdown_in(const cg_doc *d, cg_sink *out, const char *dir)
 			cg_free(file);
 			break;
 		}
+		case CG_DOC_DATA: /* for the HTML page's script */
+			break;
 		case CG_DOC_CODE:
 			code(out, b->text);
 			break;
