@@ -25,6 +25,10 @@ typedef struct strs {
 	uint32_t *by_op, *by_span;
 	uint32_t n;
 	char *path;
+	/* span paths by their text: op spans of every step share theirs */
+	cg_strtab *paths;
+	uint32_t *by_path;
+	size_t by_path_cap;
 } strs;
 
 static void strs_init(strs *s, const cg_timeline *tl, cg_jw *w)
@@ -37,6 +41,9 @@ static void strs_init(strs *s, const cg_timeline *tl, cg_jw *w)
 	memset(s->by_span, 0xff, (tl->nspans + 1) * sizeof *s->by_span);
 	s->n = 0;
 	s->path = cg_malloc(CG_SPAN_PATH_MAX);
+	s->paths = cg_strtab_new(0);
+	s->by_path = NULL;
+	s->by_path_cap = 0;
 }
 
 static void strs_free(strs *s)
@@ -44,6 +51,8 @@ static void strs_free(strs *s)
 	cg_free(s->by_op);
 	cg_free(s->by_span);
 	cg_free(s->path);
+	cg_strtab_free(s->paths);
+	cg_free(s->by_path);
 }
 
 /* The strings go into the array "strs" written last, so each lookup that
@@ -69,18 +78,29 @@ static int64_t op_index(strs *s, strlist *l, const cg_timeline *tl, cg_str op)
 	return s->by_op[op];
 }
 
-static int64_t span_index(strs *s, strlist *l, uint32_t span)
+static int64_t span_index(strs *s, strlist *l, const cg_timeline *tl, uint32_t span)
 {
 	if (span == CG_NONE)
 		return -1;
-	if (s->by_span[span] == UINT32_MAX) {
+	if (s->by_span[span] != UINT32_MAX)
+		return s->by_span[span];
+	cg_timeline_span_path(tl, span, s->path, CG_SPAN_PATH_MAX);
+	cg_str id;
+	if (cg_strtab_intern(s->paths, s->path, strlen(s->path), &id) < 0)
+		return -1; /* unlimited table: cannot happen */
+	size_t old = s->by_path_cap;
+	if (id >= old) {
+		CG_GROW(s->by_path, s->by_path_cap, (size_t)id + 1);
+		memset(s->by_path + old, 0xff, (s->by_path_cap - old) * sizeof *s->by_path);
+	}
+	if (s->by_path[id] == UINT32_MAX) {
 		CG_GROW(l->kind, l->cap, l->n + 1);
 		l->id = cg_realloc(l->id, l->cap * sizeof *l->id);
 		l->kind[l->n] = 1;
-		l->id[l->n++] = span;
-		s->by_span[span] = s->n++;
+		l->id[l->n++] = id;
+		s->by_path[id] = s->n++;
 	}
-	return s->by_span[span];
+	return s->by_span[span] = s->by_path[id];
 }
 
 /* --- the series: live bytes by category after records ---------------------- */
@@ -172,7 +192,7 @@ static void write_series(cg_jw *w, const cg_analysis *a, uint32_t dv, const bool
 		cg_jw_u64(w, m->bytes);
 		const cg_mem *who = m->action == CG_FREE && m->pair != CG_NONE ? &tl->mem[m->pair] : m;
 		cg_jw_i64(w, op_index(s, l, tl, who->op));
-		cg_jw_i64(w, span_index(s, l, who->span));
+		cg_jw_i64(w, span_index(s, l, tl, who->span));
 		for (int c = 0; c < CG_CAT_COUNT; c++)
 			if (occurs[cg_chart_stack_order[c]])
 				cg_jw_u64(w, st.by_cat[cg_chart_stack_order[c]]);
@@ -248,7 +268,7 @@ static void write_lanes(cg_jw *w, const cg_analysis *a)
 /* --- allocations and moments ------------------------------------------------- */
 
 /* Allocations embedded (so any moment can be pinned) up to this many. */
-#define EXPLORE_MAX_ALLOCS 100000
+#define EXPLORE_MAX_ALLOCS 30000
 
 static uint64_t device_allocs(const cg_timeline *tl, const cg_device *dev)
 {
@@ -293,7 +313,7 @@ static void write_allocs(cg_jw *w, const cg_timeline *tl, const cg_device *dev, 
 		cg_jw_u64(w, m->bytes);
 		cg_jw_u64(w, m->category);
 		cg_jw_i64(w, pre ? -1 : op_index(s, l, tl, m->op));
-		cg_jw_i64(w, pre ? -1 : span_index(s, l, m->span));
+		cg_jw_i64(w, pre ? -1 : span_index(s, l, tl, m->span));
 		cg_jw_i64(w, op_index(s, l, tl, m->tensor));
 	}
 	cg_jw_end(w);
@@ -333,7 +353,7 @@ static void write_moment(cg_jw *w, const cg_analysis *a, const char *label, uint
 		}
 		for (size_t sp = 0; sp <= tl->nspans; sp++)
 			if (sum[sp]) {
-				cg_jw_i64(w, sp == tl->nspans ? -1 : span_index(s, l, (uint32_t)sp));
+				cg_jw_i64(w, sp == tl->nspans ? -1 : span_index(s, l, tl, (uint32_t)sp));
 				cg_jw_u64(w, sum[sp]);
 			}
 		cg_free(sum);
@@ -425,7 +445,7 @@ char *cg_explore_device_json(const cg_analysis *a, uint32_t dv)
 		if (l.kind[i] == 0)
 			cg_jw_string(&w, cg_timeline_str(tl, l.id[i]));
 		else
-			cg_jw_string(&w, cg_timeline_span_path(tl, l.id[i], s.path, CG_SPAN_PATH_MAX));
+			cg_jw_string_n(&w, cg_strtab_get(s.paths, l.id[i]), cg_strtab_len(s.paths, l.id[i]));
 	}
 	cg_jw_end(&w);
 	cg_jw_end(&w);

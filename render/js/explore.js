@@ -592,6 +592,8 @@
       }
     }
     document.documentElement.setAttribute('data-cgx-ready', String(window.cgmemExplorers.length));
+    // since navigation began: when the page became interactive
+    document.documentElement.setAttribute('data-cgx-ms', String(Math.round(performance.now())));
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
