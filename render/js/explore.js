@@ -576,6 +576,7 @@
   }
 
   function start() {
+    var began = performance.now();
     var style = document.createElement('style');
     style.textContent = CSS;
     document.head.appendChild(style);
@@ -594,6 +595,7 @@
     document.documentElement.setAttribute('data-cgx-ready', String(window.cgmemExplorers.length));
     // since navigation began: when the page became interactive
     document.documentElement.setAttribute('data-cgx-ms', String(Math.round(performance.now())));
+    document.documentElement.setAttribute('data-cgx-script-ms', String(Math.round(performance.now() - began)));
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
