@@ -9,6 +9,7 @@
  *
  *     cg_explore_script(d);              // once: the script, and its CSP hash
  *     cg_explore_device(d, a, dv);       // where the device's explorer goes
+ *     cg_explore_segments(d, a, dv);     // a snapshot's segment view
  */
 #ifndef CG_EXPLORE_DATA_H
 #define CG_EXPLORE_DATA_H
@@ -24,5 +25,12 @@ char *cg_explore_device_json(const cg_analysis *a, uint32_t dv);
 void cg_explore_script(cg_doc *d);
 /* Adds device dv's data to d (a CG_DOC_DATA block of class "cgx-data"). */
 void cg_explore_device(cg_doc *d, const cg_analysis *a, uint32_t dv);
+
+/* For an allocator snapshot, device dv's segments and blocks at the dump
+ * (explore_segments.c), for the segment view: JSON text (caller frees), or
+ * NULL when the device has none. */
+char *cg_explore_segments_json(const cg_analysis *a, uint32_t dv);
+/* Adds them to d as a CG_DOC_DATA block (nothing when there are none). */
+void cg_explore_segments(cg_doc *d, const cg_analysis *a, uint32_t dv);
 
 #endif

@@ -525,6 +525,8 @@ static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 	if (!tl->devices[dv].mem_count && !a->peak->devices[dv].initial_bytes) {
 		cg_doc_paragraph(d, "No memory records on this device.");
 		cg_report_snapshot_section(d, a, dv, charts);
+		if (js)
+			cg_explore_segments(d, a, dv);
 		return;
 	}
 	if (js)
@@ -535,6 +537,8 @@ static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 	steps_and_phases(d, a, dv);
 	fragmentation(d, a, dv, charts);
 	cg_report_snapshot_section(d, a, dv, charts);
+	if (js)
+		cg_explore_segments(d, a, dv);
 	leaks(d, a, dv);
 	lifetimes(d, a, dv, charts);
 	end_of_trace(d, a, dv);

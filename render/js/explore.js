@@ -575,6 +575,87 @@
     return wrap;
   }
 
+  // --- a snapshot's segment view: every segment's blocks by state ---
+  var STATE_COLOR = ['#0072B2', '#E69F00', '#DDDDDD', '#999999'];
+  function Segments(data, where) {
+    var self = this;
+    this.d = data;
+    var box = el('section', { class: 'cgx cgx-segview', 'aria-label': 'Segments of ' + data.device });
+    this.box = box;
+    box.appendChild(el('p', { class: 'cgx-title' }, 'Explore the segments' + (data.device ? ' on ' + data.device : '')));
+    var more = data.segments_embedded < data.segment_count ? ' The ' + fmtCount(data.segments_embedded) + ' first of ' +
+      fmtCount(data.segment_count) + ' segments are shown.' : '';
+    box.appendChild(el('p', { class: 'cgx-help' }, 'Each bar is a segment, at one scale, its blocks coloured by state; ' +
+      'hover a block for its size, requested size, state and frames.' + more));
+    var bar = el('div', { class: 'cgx-bar' });
+    data.states.forEach(function (st, k) {
+      var sp = el('span');
+      var sw = el('span', { class: 'sw' });
+      sw.style.background = STATE_COLOR[k] || '#999';
+      sp.appendChild(sw);
+      sp.appendChild(document.createTextNode(st));
+      bar.appendChild(sp);
+    });
+    box.appendChild(bar);
+    var plot = el('div', { class: 'cgx-plot' });
+    this.svg = sv('svg', { class: 'cgx-svg cgx-segsvg', role: 'img', 'aria-label': 'segment map' });
+    this.tip = el('div', { class: 'cgx-tip', role: 'status' });
+    plot.appendChild(this.svg);
+    plot.appendChild(this.tip);
+    box.appendChild(plot);
+    this.plotBox = plot;
+    where.parentNode.insertBefore(box, where);
+    this.draw();
+    this.svg.addEventListener('pointermove', function (e) { self.hover(e); });
+    this.svg.addEventListener('pointerleave', function () { self.tip.style.display = 'none'; });
+    window.addEventListener('resize', function () { self.draw(); });
+  }
+  Segments.prototype.draw = function () {
+    var d = this.d, svg = this.svg, W = Math.max(320, this.plotBox.clientWidth || 800);
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    var total = 0;
+    d.segments.forEach(function (s) { total += s[1]; });
+    var rows = Math.max(1, Math.min(40, Math.ceil(Math.sqrt(d.segments.length))));
+    var bpp = Math.max(1, total / (W * rows * 0.85)), RH = 14, GAP = 4, x = 0, y = 0;
+    d.segments.forEach(function (s, si) {
+      var w = Math.min(W, Math.max(3, s[1] / bpp));
+      if (x > 0 && x + w > W) { x = 0; y += RH + GAP; }
+      var seg = sv('rect', { x: x, y: y, width: w, height: RH, fill: '#fff', stroke: '#888', 'stroke-width': 0.5 });
+      svg.appendChild(seg);
+      var B = s[4], k = w / s[1];
+      for (var b = 0; b < B.length; b += 6) {
+        svg.appendChild(sv('rect', { x: x + B[b] * k, y: y + 1, width: Math.max(0.5, B[b + 1] * k), height: RH - 2,
+          fill: STATE_COLOR[B[b + 3]] || '#999', class: 'cgx-block', 'data-s': si, 'data-b': b / 6, 'data-size': B[b + 1] }));
+      }
+      x += w + GAP;
+    });
+    var H = y + RH + 2;
+    svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+    svg.setAttribute('height', H);
+    this.W = W;
+  };
+  Segments.prototype.hover = function (e) {
+    var t = e.target, d = this.d, tip = this.tip;
+    if (!t.classList || !t.classList.contains('cgx-block')) { tip.style.display = 'none'; return; }
+    var s = d.segments[Number(t.getAttribute('data-s'))], b = Number(t.getAttribute('data-b')) * 6, B = s[4];
+    while (tip.firstChild) tip.removeChild(tip.firstChild);
+    tip.setAttribute('data-bytes', String(B[b + 1]));
+    tip.setAttribute('data-state', d.states[B[b + 3]] || '');
+    var head = el('div');
+    head.appendChild(el('b', {}, fmtBytes(B[b + 1])));
+    head.appendChild(document.createTextNode(' ' + (d.states[B[b + 3]] || '') + ' block'));
+    tip.appendChild(head);
+    tip.appendChild(el('div', {}, 'requested ' + fmtBytes(B[b + 2]) + (B[b + 3] === 2 ? ' (stale: the block is free)' : '')));
+    tip.appendChild(el('div', {}, 'at 0x' + (s[0] + B[b]).toString(16) + ', offset ' + fmtBytes(B[b]) + ' in a segment of ' +
+      fmtBytes(s[1]) + (s[3] ? ' (expandable)' : '')));
+    tip.appendChild(el('div', {}, B[b + 4] ? fmtCount(B[b + 4]) + ' frames, the top: ' + (B[b + 5] || '?') : 'no frames recorded'));
+    tip.style.display = 'block';
+    var r = this.svg.getBoundingClientRect(), px = e.clientX - r.left, py = e.clientY - r.top;
+    var tw = tip.offsetWidth, left = px + 14 + tw > r.width ? Math.max(0, px - 14 - tw) : px + 14;
+    tip.style.left = left + 'px';
+    tip.style.top = (py + 14) + 'px';
+  };
+
   function start() {
     var began = performance.now();
     var style = document.createElement('style');
@@ -582,17 +663,19 @@
     document.head.appendChild(style);
     var blocks = document.querySelectorAll('script.cgx-data');
     window.cgmemExplorers = [];
+    window.cgmemSegmentViews = [];
     for (var b = 0; b < blocks.length; b++) {
       try {
         var data = JSON.parse(blocks[b].textContent);
-        window.cgmemExplorers.push(new Explorer(data, blocks[b]));
+        if (data.segments_view) window.cgmemSegmentViews.push(new Segments(data, blocks[b]));
+        else window.cgmemExplorers.push(new Explorer(data, blocks[b]));
       } catch (e) {
         var p = el('p', { class: 'note' }, 'The explorer could not start: ' + e.message);
         blocks[b].parentNode.insertBefore(p, blocks[b]);
         throw e;
       }
     }
-    document.documentElement.setAttribute('data-cgx-ready', String(window.cgmemExplorers.length));
+    document.documentElement.setAttribute('data-cgx-ready', String(window.cgmemExplorers.length + window.cgmemSegmentViews.length));
     // since navigation began: when the page became interactive
     document.documentElement.setAttribute('data-cgx-ms', String(Math.round(performance.now())));
     document.documentElement.setAttribute('data-cgx-script-ms', String(Math.round(performance.now() - began)));

@@ -123,8 +123,9 @@ async function explore(browser, spec) {
     `${name}: the Content-Security-Policy is "${csp}"`);
   const page = await open(browser, dir, name);
   const n = await page.evaluate(() => window.cgmemExplorers.length);
+  const nviews = await page.evaluate(() => window.cgmemSegmentViews.length);
   const datas = await page.evaluate(() => document.querySelectorAll('script.cgx-data').length);
-  check(n > 0 && n === datas, `${name}: ${n} explorers started for ${datas} devices' data`);
+  check(n > 0 && n + nviews === datas, `${name}: ${n} explorers and ${nviews} segment views started for ${datas} data elements`);
   for (let k = 0; k < n; k++) {
     const info = await page.evaluate((k) => {
       const d = window.cgmemExplorers[k].d;
@@ -219,6 +220,36 @@ async function explore(browser, spec) {
       check(p2.bytes === tb && sum <= tb && p2.rows.every((b, i) => i === 0 || p2.rows[i - 1] >= b),
         `${where}: a moment pinned at a third of the run: ${p2.bytes} B (tooltip ${tb} B), rows sum ${sum}`);
     }
+  }
+  // a snapshot's segment view: its segments add up to summary.json's
+  // reserved bytes, and hovering the largest block shows that block
+  const views = await page.evaluate(() => window.cgmemSegmentViews.length);
+  for (let k = 0; k < views; k++) {
+    const seg = await page.evaluate((k) => {
+      const v = window.cgmemSegmentViews[k];
+      v.box.scrollIntoView({ block: 'center' });
+      let reserved = 0;
+      v.d.segments.forEach((s) => { reserved += s[1]; });
+      const rects = [...v.svg.querySelectorAll('.cgx-block')];
+      const big = rects.reduce((a, b) => (Number(b.dataset.size) > Number(a.dataset.size) ? b : a), rects[0]);
+      const r = big.getBoundingClientRect();
+      return { device: v.d.device, reserved, all: v.d.segments_embedded === v.d.segment_count, blocks: rects.length,
+        size: Number(big.dataset.size), x: r.left + r.width / 2, y: r.top + r.height / 2 };
+    }, k);
+    const where = `${name} ${seg.device} segments`;
+    const dev = summary.devices.find((x) => x.name === seg.device);
+    const want = dev?.allocator_state?.reserved_bytes ?? dev?.snapshot?.reserved_bytes;
+    if (seg.all && want !== undefined)
+      check(seg.reserved === want, `${where}: the segments hold ${seg.reserved} B, summary.json says ${want} B reserved`);
+    await page.mouse.move(seg.x, seg.y);
+    const tip = await page.evaluate((k) => {
+      const t = window.cgmemSegmentViews[k].tip;
+      return { shown: t.style.display, bytes: Number(t.dataset.bytes), state: t.dataset.state, text: t.textContent };
+    }, k);
+    check(tip.shown === 'block' && tip.bytes === seg.size && tip.state && /requested/.test(tip.text) && /frames/.test(tip.text),
+      `${where}: hovering the largest block (${seg.size} B) shows ${JSON.stringify(tip).slice(0, 200)}`);
+    if (shots)
+      await page.screenshot({ path: path.join(shots, `${name}.segments.png`) });
   }
   if (shots) {
     await page.evaluate(() => window.cgmemExplorers[0].box.scrollIntoView());

@@ -209,12 +209,53 @@ static void a_big_trace_keeps_its_exact_peak_and_says_what_is_pinnable(void **st
 	/* the peak's own point is kept, at the peak's value and time */
 	assert_int_equal((uint64_t)cJSON_GetArrayItem(points, (int)at * 7 + 6)->valuedouble, peak);
 	assert_int_equal((uint64_t)cJSON_GetArrayItem(points, (int)at * 7)->valuedouble, 10ull * (n / 2));
+	/* walked once: cJSON_GetArrayItem walks the list from its head */
 	uint64_t max = 0;
-	for (int i = 0; i < npoints; i++) {
-		uint64_t v = (uint64_t)cJSON_GetArrayItem(points, i * 7 + 6)->valuedouble;
-		max = v > max ? v : max;
-	}
+	int i = 0;
+	for (cJSON *v = points->child; v; v = v->next, i++)
+		if (i % 7 == 6 && (uint64_t)v->valuedouble > max)
+			max = (uint64_t)v->valuedouble;
 	assert_int_equal(max, peak);
+	cJSON_Delete(d);
+	free(json);
+	free(html);
+}
+
+/* A snapshot's segment view: its own data element, whose segments add up
+ * to the reserved bytes summary.json reports and the oracle counts. */
+static void a_snapshot_has_its_segments_as_data(void **state)
+{
+	(void)state;
+	const char *out = tu_path("segs");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "-q", "--no-trace", tu_sample("snapshots/yiyi_oom_snapshot.pickle"),
+				"-o", out, NULL),
+			 0);
+	char *html = file_in(out, "report.html");
+	const char *tag = "class=\"cgx-data\">{\"version\":1,\"segments_view\":true";
+	const char *data = strstr(html, tag);
+	assert_non_null(data);
+	data += strlen("class=\"cgx-data\">");
+	char *json = strndup(data, (size_t)(strstr(data, "</script>") - data));
+	cJSON *d = cJSON_Parse(json);
+	assert_non_null(d);
+	uint64_t reserved = 0, blocks = 0;
+	cJSON *seg;
+	cJSON_ArrayForEach(seg, cJSON_GetObjectItem(d, "segments")) {
+		reserved += (uint64_t)cJSON_GetArrayItem(seg, 1)->valuedouble;
+		blocks += (uint64_t)cJSON_GetArraySize(cJSON_GetArrayItem(seg, 4)) / 6;
+	}
+	assert_int_equal(tu_json_u64(d, "segments_embedded", NULL), tu_json_u64(d, "segment_count", NULL));
+	assert_int_equal(blocks, tu_json_u64(d, "block_count", NULL));
+	cJSON *summary = tu_json_file(tu_path("segs/summary.json"));
+	cJSON *dev = cJSON_GetArrayItem(cJSON_GetObjectItem(summary, "devices"), 0);
+	assert_int_equal(reserved, tu_json_u64(dev, "allocator_state", "reserved_bytes", NULL));
+	/* and the oracle's (tests/tools/snapshot_oracle.py, no cgmem code) */
+	cJSON *o = tu_json_file(tu_sample("snapshots/yiyi_oom_snapshot.oracle.json"));
+	assert_int_equal(reserved, tu_json_u64(o, "devices", "0", "figures", "reserved_bytes", NULL));
+	assert_int_equal(blocks, tu_json_u64(o, "devices", "0", "blocks", "count", NULL));
+	assert_int_equal(tu_json_u64(d, "segment_count", NULL), tu_json_u64(o, "devices", "0", "segments", "count", NULL));
+	cJSON_Delete(o);
+	cJSON_Delete(summary);
 	cJSON_Delete(d);
 	free(json);
 	free(html);
@@ -228,6 +269,7 @@ int main(void)
 		cmocka_unit_test(hostile_names_reach_the_page_as_data_only),
 		cmocka_unit_test(the_peak_moment_holds_summary_jsons_list),
 		cmocka_unit_test(a_big_trace_keeps_its_exact_peak_and_says_what_is_pinnable),
+		cmocka_unit_test(a_snapshot_has_its_segments_as_data),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
