@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "devorder.h"
+#include "explore_data.h"
 #include "export.h"
 #include "report_cells.h"
 #include "report_snapshot.h"
@@ -582,9 +583,9 @@ static void end_of_trace(cg_doc *d, const cg_analysis *a, uint32_t dv)
 	cg_doc_note(d, "The last %" PRIu32 " allocations before the end, latest first.", e->nlast < 10 ? e->nlast : 10);
 }
 
-static void device_blocks(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts);
+static void device_blocks(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts, bool js);
 
-static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
+static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts, bool js)
 {
 	const cg_timeline *tl = a->tl;
 	size_t first = d->n;
@@ -592,7 +593,7 @@ static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 		cg_doc_heading(d, 2, "%s", dev_name(tl, dv));
 	else
 		cg_doc_heading(d, 2, "The peak");
-	device_blocks(d, a, dv, charts);
+	device_blocks(d, a, dv, charts, js);
 	/* each device's sections are anchored under its name: the table of
 	 * contents links "cuda-0-steps", not the second "steps" */
 	for (size_t i = first + 1; tl->ndevices > 1 && i < d->n; i++)
@@ -603,20 +604,26 @@ static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 		}
 }
 
-static void device_blocks(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts)
+static void device_blocks(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts, bool js)
 {
 	const cg_timeline *tl = a->tl;
 	if (!tl->devices[dv].mem_count && !a->peak->devices[dv].initial_bytes) {
 		cg_doc_paragraph(d, "No memory records on this device.");
 		cg_report_snapshot_section(d, a, dv, charts);
+		if (js)
+			cg_explore_segments(d, a, dv);
 		return;
 	}
+	if (js)
+		cg_explore_device(d, a, dv);
 	moment_of_peak(d, a, dv, charts);
 	where_allocated(d, a, dv, charts);
 	largest_at_peak(d, a, dv, charts);
 	steps_and_phases(d, a, dv);
 	fragmentation(d, a, dv, charts);
 	cg_report_snapshot_section(d, a, dv, charts);
+	if (js)
+		cg_explore_segments(d, a, dv);
 	leaks(d, a, dv);
 	lifetimes(d, a, dv, charts);
 	end_of_trace(d, a, dv);
@@ -745,13 +752,15 @@ static void exports_section(cg_doc *d, const cg_chart_list *charts)
 		cg_doc_note(d, "docs/exports.md describes the folded stacks and the CSV columns.");
 }
 
-cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
+static cg_doc *build(const cg_analysis *a, const cg_chart_list *charts, bool js)
 {
 	const cg_timeline *tl = a->tl;
 	char run[256], title[320];
 	cg_chart_run_name(tl, run, sizeof run);
 	snprintf(title, sizeof title, "Memory report \xe2\x80\x94 %s", run);
 	cg_doc *d = cg_doc_new(title);
+	if (js)
+		cg_explore_script(d);
 	if (charts)
 		cg_doc_set_png_suffix(d, charts->png_suffix);
 	char sub[1024];
@@ -765,7 +774,7 @@ cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
 	uint32_t ndetail;
 	uint32_t *detail = select_devices(a, REPORT_DETAIL_DEVICES, &ndetail);
 	for (uint32_t k = 0; k < ndetail; k++)
-		device_sections(d, a, detail[k], charts);
+		device_sections(d, a, detail[k], charts, js);
 	if (tl->ndevices > ndetail)
 		cg_doc_note(d, "Sections for the %" PRIu32 " devices with the largest peaks; the other %" PRIu32
 			       " are in summary.json.", ndetail, tl->ndevices - ndetail);
@@ -779,9 +788,15 @@ cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
 	return d;
 }
 
-int cg_report_write(cg_outdir *od, const cg_analysis *a, const cg_chart_list *charts, bool html, cg_error *err)
+cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
 {
-	cg_doc *d = cg_report_build(a, charts);
+	return build(a, charts, false);
+}
+
+int cg_report_write(cg_outdir *od, const cg_analysis *a, const cg_chart_list *charts, bool html, bool js,
+		    cg_error *err)
+{
+	cg_doc *d = build(a, charts, html && js);
 	int rc = cg_doc_save(d, od, "report", html, err);
 	cg_doc_free(d);
 	return rc;

@@ -10,11 +10,15 @@
 #include "doc_save.h"
 #include "outdir.h"
 
-/* Builds the report's document (caller frees with cg_doc_free). */
+/* Builds the report's document, without the explorer (caller frees with
+ * cg_doc_free). */
 cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts);
 
-/* Writes report.md, and report.html unless html is false, into od. */
-int cg_report_write(cg_outdir *od, const cg_analysis *a, const cg_chart_list *charts, bool html, cg_error *err);
+/* Writes report.md, and report.html unless html is false, into od;
+ * report.html with the explorer's script and data (explore_data.h) when js
+ * is true, else the static page alone. */
+int cg_report_write(cg_outdir *od, const cg_analysis *a, const cg_chart_list *charts, bool html, bool js,
+		    cg_error *err);
 
 /* Is name one the report folder gives its own files: summary.json,
  * report.md, report.html, the manifest, a chart's (*.png, *.svg, *.pdf) or

@@ -79,6 +79,19 @@ void cg_doc_heading(cg_doc *d, int level, const char *fmt, ...)
 	va_end(ap);
 }
 
+void cg_doc_data(cg_doc *d, const char *name, const char *json)
+{
+	cg_doc_block *b = push(d, CG_DOC_DATA);
+	b->name = cg_strdup(name);
+	b->text = cg_strdup(json);
+}
+
+void cg_doc_set_script(cg_doc *d, const char *js, const char *sha256_base64)
+{
+	d->script = js;
+	d->script_hash = sha256_base64;
+}
+
 void cg_doc_code(cg_doc *d, const char *text)
 {
 	push(d, CG_DOC_CODE)->text = cg_strdup(text);

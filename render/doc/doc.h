@@ -27,6 +27,7 @@ typedef enum cg_doc_kind {
 	CG_DOC_CODE,
 	CG_DOC_LINKS, /* a line of links to files beside the document */
 	CG_DOC_DETAILS, /* a one-line summary that opens to its body's lines (a long stack) */
+	CG_DOC_DATA,	/* JSON for the page's script (HTML only): name is its element's class */
 } cg_doc_kind;
 
 typedef struct cg_doc_block {
@@ -48,6 +49,8 @@ typedef struct cg_doc {
 	cg_doc_block *blocks;
 	size_t n, cap;
 	char png_suffix[16]; /* figures' PNGs are NAME<suffix>.png: "" or "@2x" */
+	const char *script;	 /* borrowed: JavaScript of the HTML page, or NULL (no script) */
+	const char *script_hash; /* its SHA-256 in base64, for the page's Content-Security-Policy */
 } cg_doc;
 
 cg_doc *cg_doc_new(const char *title);
@@ -74,6 +77,14 @@ void cg_doc_row(cg_doc *d, const char *const *cells);
 void cg_doc_links(cg_doc *d, const char *label, size_t n, const char *const *texts, const char *const *hrefs);
 /* A chart: name.png in Markdown, name.svg inlined in HTML. */
 void cg_doc_figure(cg_doc *d, const char *name, const char *title);
+
+/* Data for the page's script: JSON text (copied), written into report.html
+ * as <script type="application/json" class="NAME">, every '<' as \u003c so
+ * that no string in it can end the element; left out of Markdown. */
+void cg_doc_data(cg_doc *d, const char *name, const char *json);
+/* The page's one script (borrowed, static), with its SHA-256 in base64:
+ * the page's Content-Security-Policy lets that script alone run. */
+void cg_doc_set_script(cg_doc *d, const char *js, const char *sha256_base64);
 
 /* The files of a figure that dir holds, as a set of these bits. Charts are
  * written before the report (--formats may leave any format out), so the

@@ -1,5 +1,6 @@
 /* report.html: the document as one self-contained page. */
 #include "doc_html.h"
+#include "doc_script.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,9 +339,13 @@ int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *
 			  /* Nothing may run or load: a hostile string that got past the
 			   * escaping still could not do anything. */
 			  "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-			  "style-src 'unsafe-inline'; img-src data:\">\n<title>");
+			  "style-src 'unsafe-inline'; img-src data:");
+	cg_doc_html_csp_script(out, d);
+	cg_sink_puts(out, "\">\n<title>");
 	put_text(out, d->title);
-	cg_sink_printf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<h1>", style);
+	cg_sink_printf(out, "</title>\n<style>%s</style>\n", style);
+	cg_doc_html_script(out, d);
+	cg_sink_puts(out, "</head>\n<body>\n<main>\n<h1>");
 	put_text(out, d->title);
 	cg_sink_puts(out, "</h1>\n");
 	unsigned figures = 0;
@@ -382,6 +387,9 @@ int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *
 		case CG_DOC_DETAILS:
 			put_details(out, b->text, strlen(b->text), b->body);
 			cg_sink_putc(out, '\n');
+			break;
+		case CG_DOC_DATA:
+			cg_doc_html_data(out, b);
 			break;
 		case CG_DOC_CODE:
 			cg_sink_puts(out, "<pre>");

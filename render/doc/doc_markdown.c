@@ -149,6 +149,8 @@ void cg_doc_write_markdown_in(const cg_doc *d, cg_sink *out, const char *dir)
 			cg_sink_puts(out, "\n\n");
 			code(out, b->body);
 			break;
+		case CG_DOC_DATA: /* for the HTML page's script */
+			break;
 		case CG_DOC_CODE:
 			code(out, b->text);
 			break;

@@ -28,6 +28,8 @@ static const cg_opt report_opts[] = {
 	{"trace", 0, "NAME", "name of the Chrome trace in DIR (default trace.json.gz; .json: plain)"},
 	{"no-trace", 0, NULL, "do not write the Chrome trace"},
 	{"no-html", 0, NULL, "do not write report.html"},
+	{"no-js", 0, NULL, "report.html without its explorer: the static page alone (also --static-html)"},
+	{"static-html", 0, NULL, "the same as --no-js"},
 	{"trace-full", 0, NULL, "every memory record in the Chrome trace (default: ~1M counter events)"},
 	{"formats", 0, "LIST", "png, svg, pdf (charts), folded, csv (exports), comma-separated (default png,svg)"},
 	{"width", 0, "PX", "chart width in pixels (default 1600, at least 800)"},
@@ -43,6 +45,7 @@ static const cg_opt report_opts[] = {
 typedef struct report_options {
 	const char *trace_name; /* NULL: no Chrome trace */
 	bool html;
+	bool js; /* report.html with its explorer */
 	cg_chrome_options chrome;
 	cg_charts_options charts;
 	cg_export_options exports;
@@ -150,7 +153,7 @@ static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_optio
 	}
 	if (rc == 0) {
 		cg_progress_line_stage(p, ro->html ? "writing report.md and report.html" : "writing report.md");
-		rc = cg_report_write(od, a, &charts, ro->html, err);
+		rc = cg_report_write(od, a, &charts, ro->html, ro->js, err);
 	}
 	cg_chart_list_free(&charts);
 	if (rc == 0 && ro->trace_name) {
@@ -330,6 +333,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 		return status;
 	report_options ro;
 	ro.html = !cg_args_flag(cmd, args, "no-html");
+	ro.js = !cg_args_flag(cmd, args, "no-js") && !cg_args_flag(cmd, args, "static-html");
 	status = trace_option(cmd, args, dir, &ro);
 	if (status == 0)
 		status = chart_options(cmd, args, &ro.charts, &ro.exports);

@@ -1,0 +1,472 @@
+#include "explore_data.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "chart_layout.h"
+#include "explore_js.h"
+#include "jsonw.h"
+#include "summary_device.h"
+#include "xalloc.h"
+
+/* The Okabe-Ito palette of cg_chart_category_color (render/chart/chart.c),
+ * which render/ cannot include without cairo's headers. */
+static const char *const cat_color[CG_CAT_COUNT] = {
+	[CG_CAT_PARAMETER] = "#0072B2",	      [CG_CAT_OPTIMIZER_STATE] = "#56B4E9", [CG_CAT_INPUT] = "#F0E442",
+	[CG_CAT_TEMPORARY] = "#D55E00",	      [CG_CAT_ACTIVATION] = "#E69F00",	    [CG_CAT_GRADIENT] = "#009E73",
+	[CG_CAT_AUTOGRAD_DETAIL] = "#CC79A7", [CG_CAT_UNKNOWN] = "#999999",	    [CG_CAT_BASELINE] = "#CFCFCF",
+};
+
+/* The strings the data refers to by index: op names by their cg_str,
+ * span paths by their span, each written once. */
+typedef struct strs {
+	cg_jw *w;
+	uint32_t *by_op, *by_span;
+	uint32_t n;
+	char *path;
+	/* span paths by their text: op spans of every step share theirs */
+	cg_strtab *paths;
+	uint32_t *by_path;
+	size_t by_path_cap;
+} strs;
+
+static void strs_init(strs *s, const cg_timeline *tl, cg_jw *w)
+{
+	s->w = w;
+	uint32_t nops = cg_strtab_count(tl->strings);
+	s->by_op = cg_malloc(((size_t)nops + 1) * sizeof *s->by_op);
+	memset(s->by_op, 0xff, ((size_t)nops + 1) * sizeof *s->by_op);
+	s->by_span = cg_malloc((tl->nspans + 1) * sizeof *s->by_span);
+	memset(s->by_span, 0xff, (tl->nspans + 1) * sizeof *s->by_span);
+	s->n = 0;
+	s->path = cg_malloc(CG_SPAN_PATH_MAX);
+	s->paths = cg_strtab_new(0);
+	s->by_path = NULL;
+	s->by_path_cap = 0;
+}
+
+static void strs_free(strs *s)
+{
+	cg_free(s->by_op);
+	cg_free(s->by_span);
+	cg_free(s->path);
+	cg_strtab_free(s->paths);
+	cg_free(s->by_path);
+}
+
+/* The strings go into the array "strs" written last, so each lookup that
+ * adds one is remembered in the order written: the caller lists them. */
+typedef struct strlist {
+	uint8_t *kind; /* 0 op, 1 span path */
+	uint32_t *id;
+	size_t n, cap;
+} strlist;
+
+static int64_t op_index(strs *s, strlist *l, const cg_timeline *tl, cg_str op)
+{
+	(void)tl;
+	if (op == CG_STR_EMPTY)
+		return -1;
+	if (s->by_op[op] == UINT32_MAX) {
+		CG_GROW(l->kind, l->cap, l->n + 1);
+		l->id = cg_realloc(l->id, l->cap * sizeof *l->id);
+		l->kind[l->n] = 0;
+		l->id[l->n++] = op;
+		s->by_op[op] = s->n++;
+	}
+	return s->by_op[op];
+}
+
+static int64_t span_index(strs *s, strlist *l, const cg_timeline *tl, uint32_t span)
+{
+	if (span == CG_NONE)
+		return -1;
+	if (s->by_span[span] != UINT32_MAX)
+		return s->by_span[span];
+	cg_timeline_span_path(tl, span, s->path, CG_SPAN_PATH_MAX);
+	cg_str id;
+	if (cg_strtab_intern(s->paths, s->path, strlen(s->path), &id) < 0)
+		return -1; /* unlimited table: cannot happen */
+	size_t old = s->by_path_cap;
+	if (id >= old) {
+		CG_GROW(s->by_path, s->by_path_cap, (size_t)id + 1);
+		memset(s->by_path + old, 0xff, (s->by_path_cap - old) * sizeof *s->by_path);
+	}
+	if (s->by_path[id] == UINT32_MAX) {
+		CG_GROW(l->kind, l->cap, l->n + 1);
+		l->id = cg_realloc(l->id, l->cap * sizeof *l->id);
+		l->kind[l->n] = 1;
+		l->id[l->n++] = id;
+		s->by_path[id] = s->n++;
+	}
+	return s->by_span[span] = s->by_path[id];
+}
+
+/* --- the series: live bytes by category after records ---------------------- */
+
+/* Points after which the series is kept: every record up to this many,
+ * else per time bucket the first, highest, lowest and last record. */
+#define EXPLORE_ALL_POINTS 20000
+#define EXPLORE_BUCKETS 4000
+
+typedef struct series_state {
+	uint64_t total;
+	uint64_t by_cat[CG_CAT_COUNT];
+} series_state;
+
+/* Which records of the device to keep (bit set over its records). */
+static uint8_t *kept_records(const cg_timeline *tl, const cg_device *dev)
+{
+	uint32_t n = dev->mem_count;
+	uint8_t *keep = cg_calloc(n ? n : 1, 1);
+	if (n <= EXPLORE_ALL_POINTS) {
+		memset(keep, 1, n);
+		return keep;
+	}
+	uint64_t t0 = tl->mem[dev->mem_first].t_ns, t1 = tl->mem[dev->mem_first + n - 1].t_ns;
+	uint64_t span = t1 - t0 + 1;
+	uint64_t live = cg_device_initial_live(dev);
+	size_t bucket = SIZE_MAX;
+	uint32_t hi = 0, lo = 0;
+	uint64_t hi_v = 0, lo_v = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = dev->mem_first + k;
+		live = cg_timeline_live_after(tl, i, live);
+		/* (t - t0) * B / span without overflow: in long double */
+		size_t b = (size_t)((long double)(tl->mem[i].t_ns - t0) * EXPLORE_BUCKETS / (long double)span);
+		if (b != bucket) {
+			if (bucket != SIZE_MAX) {
+				keep[k - 1] = keep[hi] = keep[lo] = 1;
+			}
+			bucket = b;
+			keep[k] = 1;
+			hi = lo = k;
+			hi_v = lo_v = live;
+			continue;
+		}
+		/* strictly higher: the first record reaching a bucket's highest
+		 * value, so the peak's own record is kept */
+		if (live > hi_v)
+			hi = k, hi_v = live;
+		if (live < lo_v)
+			lo = k, lo_v = live;
+	}
+	keep[n - 1] = keep[hi] = keep[lo] = 1;
+	return keep;
+}
+
+static void write_series(cg_jw *w, const cg_analysis *a, uint32_t dv, const bool *occurs, strs *s, strlist *l)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_device *dev = &tl->devices[dv];
+	uint8_t *keep = kept_records(tl, dev);
+	series_state st = {cg_device_initial_live(dev), {0}};
+	memcpy(st.by_cat, dev->initial_by_cat, sizeof st.by_cat);
+	/* Each point: time, record (index in the trace's records of the
+	 * device, -1 before any), action (0 alloc, 1 free), its bytes, op,
+	 * span path, then live bytes of each category the data lists. */
+	cg_jw_key(w, "points");
+	cg_jw_array(w);
+	uint64_t kept = 0;
+	const cg_peak_device *p = &a->peak->devices[dv];
+	cg_jw_u64(w, dev->mem_count ? tl->mem[dev->mem_first].t_ns : tl->first_t_ns);
+	for (int f = 0; f < 5; f++)
+		cg_jw_i64(w, -1);
+	for (int c = 0; c < CG_CAT_COUNT; c++)
+		if (occurs[cg_chart_stack_order[c]])
+			cg_jw_u64(w, st.by_cat[cg_chart_stack_order[c]]);
+	int64_t peak_point = 0;
+	for (uint32_t k = 0; k < dev->mem_count; k++) {
+		uint32_t i = dev->mem_first + k;
+		cg_timeline_apply_live(tl, i, &st.total, st.by_cat);
+		if (!keep[k])
+			continue;
+		kept++;
+		if (i == p->peak_index)
+			peak_point = (int64_t)kept;
+		const cg_mem *m = &tl->mem[i];
+		cg_jw_u64(w, m->t_ns);
+		cg_jw_u64(w, k);
+		cg_jw_u64(w, m->action == CG_ALLOC ? 0 : 1);
+		cg_jw_u64(w, m->bytes);
+		const cg_mem *who = m->action == CG_FREE && m->pair != CG_NONE ? &tl->mem[m->pair] : m;
+		cg_jw_i64(w, op_index(s, l, tl, who->op));
+		cg_jw_i64(w, span_index(s, l, tl, who->span));
+		for (int c = 0; c < CG_CAT_COUNT; c++)
+			if (occurs[cg_chart_stack_order[c]])
+				cg_jw_u64(w, st.by_cat[cg_chart_stack_order[c]]);
+	}
+	cg_jw_end(w);
+	cg_jw_kv_bool(w, "reduced", kept < dev->mem_count);
+	cg_jw_kv_u64(w, "records", dev->mem_count);
+	cg_jw_key(w, "peak");
+	cg_jw_object(w);
+	cg_jw_kv_u64(w, "t", p->peak_t_ns);
+	cg_jw_kv_u64(w, "bytes", p->peak_bytes);
+	cg_jw_kv_u64(w, "point", (uint64_t)peak_point);
+	cg_jw_end(w);
+	cg_free(keep);
+}
+
+/* --- lanes ------------------------------------------------------------------ */
+
+/* Phase bands: the spans that start a phase (their phase differs from their
+ * parent's), as the chart's phase row; touching bands of a phase merged. */
+#define EXPLORE_MAX_BANDS 20000
+
+static void write_lanes(cg_jw *w, const cg_analysis *a)
+{
+	const cg_timeline *tl = a->tl;
+	cg_jw_key(w, "phases");
+	cg_jw_array(w);
+	uint64_t last_end[CG_PHASE_COUNT] = {0};
+	bool open[CG_PHASE_COUNT] = {false};
+	uint64_t open_start[CG_PHASE_COUNT] = {0};
+	size_t n = 0;
+	for (size_t i = 0; i < tl->nspans && n < EXPLORE_MAX_BANDS; i++) {
+		const cg_span *s = &tl->spans[i];
+		cg_phase parent = s->parent == CG_NONE ? CG_PHASE_NONE : (cg_phase)tl->spans[s->parent].phase;
+		if (s->step == CG_PHASE_NONE || s->phase == parent || s->phase >= CG_PHASE_COUNT)
+			continue;
+		int ph = s->phase;
+		if (open[ph] && s->start_ns <= last_end[ph]) {
+			if (s->end_ns > last_end[ph])
+				last_end[ph] = s->end_ns;
+			continue;
+		}
+		if (open[ph]) {
+			cg_jw_u64(w, open_start[ph]), cg_jw_u64(w, last_end[ph]), cg_jw_u64(w, (uint64_t)ph);
+			n++;
+		}
+		open[ph] = true;
+		open_start[ph] = s->start_ns;
+		last_end[ph] = s->end_ns;
+	}
+	for (int ph = 0; ph < CG_PHASE_COUNT; ph++)
+		if (open[ph])
+			cg_jw_u64(w, open_start[ph]), cg_jw_u64(w, last_end[ph]), cg_jw_u64(w, (uint64_t)ph);
+	cg_jw_end(w);
+	cg_jw_key(w, "phase_names");
+	cg_jw_array(w);
+	for (int ph = 0; ph < CG_PHASE_COUNT; ph++)
+		cg_jw_string(w, cg_phase_name((cg_phase)ph));
+	cg_jw_end(w);
+	cg_jw_key(w, "steps");
+	cg_jw_array(w);
+	for (uint32_t k = 0; a->steps && k < a->steps->nsteps && k < EXPLORE_MAX_BANDS; k++) {
+		const cg_step *st = &a->steps->steps[k];
+		cg_jw_array(w);
+		cg_jw_u64(w, st->start_ns);
+		cg_jw_u64(w, st->end_ns);
+		cg_jw_string(w, cg_timeline_str(tl, tl->spans[st->span].name));
+		cg_jw_end(w);
+	}
+	cg_jw_end(w);
+}
+
+/* --- allocations and moments ------------------------------------------------- */
+
+/* Allocations embedded (so any moment can be pinned) up to this many. */
+#define EXPLORE_MAX_ALLOCS 30000
+
+static uint64_t device_allocs(const cg_timeline *tl, const cg_device *dev)
+{
+	uint64_t n = 0;
+	for (uint32_t k = 0; k < dev->mem_count; k++) {
+		const cg_mem *m = &tl->mem[dev->mem_first + k];
+		n += m->action == CG_ALLOC || (m->flags & CG_MEM_PREEXISTING);
+	}
+	return n;
+}
+
+/* Each allocation: the records that begin and end it (ordinals among the
+ * device's records; -1: before the trace, never), their times (-1 too),
+ * bytes, category, op, span path, tensor. Live after record k: begun at or
+ * before k and not ended by then, exactly as the live-set pass counts. */
+static void write_allocs(cg_jw *w, const cg_timeline *tl, const cg_device *dev, strs *s, strlist *l)
+{
+	cg_jw_key(w, "allocs");
+	cg_jw_array(w);
+	for (uint32_t k = 0; k < dev->mem_count; k++) {
+		uint32_t i = dev->mem_first + k;
+		const cg_mem *m = &tl->mem[i];
+		bool pre = m->action == CG_FREE && (m->flags & CG_MEM_PREEXISTING);
+		if (m->action != CG_ALLOC && !pre)
+			continue;
+		if (pre) {
+			cg_jw_i64(w, -1);
+			cg_jw_u64(w, k);
+			cg_jw_i64(w, -1);
+			cg_jw_u64(w, m->t_ns);
+		} else if (m->pair != CG_NONE) {
+			cg_jw_u64(w, k);
+			cg_jw_u64(w, m->pair - dev->mem_first);
+			cg_jw_u64(w, m->t_ns);
+			cg_jw_u64(w, tl->mem[m->pair].t_ns);
+		} else {
+			cg_jw_u64(w, k);
+			cg_jw_i64(w, -1);
+			cg_jw_u64(w, m->t_ns);
+			cg_jw_i64(w, -1);
+		}
+		cg_jw_u64(w, m->bytes);
+		cg_jw_u64(w, m->category);
+		cg_jw_i64(w, pre ? -1 : op_index(s, l, tl, m->op));
+		cg_jw_i64(w, pre ? -1 : span_index(s, l, tl, m->span));
+		cg_jw_i64(w, op_index(s, l, tl, m->tensor));
+	}
+	cg_jw_end(w);
+}
+
+/* A moment cgmem worked out: the live bytes by category and the top
+ * allocations exactly as summary.json lists them, and bytes by span path. */
+static void write_moment(cg_jw *w, const cg_analysis *a, const char *label, uint64_t t,
+			 const cg_liveset_device *ls, strs *s, strlist *l)
+{
+	const cg_timeline *tl = a->tl;
+	cg_jw_object(w);
+	cg_jw_kv_string(w, "label", label);
+	cg_jw_kv_u64(w, "t", t);
+	cg_jw_kv_u64(w, "bytes", ls->bytes);
+	cg_jw_kv_u64(w, "count", ls->count);
+	cg_jw_key(w, "by_category");
+	cg_jw_array(w);
+	for (int c = 0; c < CG_CAT_COUNT; c++)
+		cg_jw_u64(w, ls->by_category[c]);
+	cg_jw_end(w);
+	cg_jw_kv_bool(w, "listed", ls->listed);
+	cg_jw_key(w, "top");
+	cg_jw_array(w);
+	for (size_t i = 0; ls->listed && i < ls->nallocs && i < a->options.top_n; i++)
+		cg_summary_json_alloc(w, tl, ls->allocs[i].alloc, ls->allocs[i].end, ls->allocs[i].bytes);
+	cg_jw_end(w);
+	/* bytes by span path: span index of each live allocation, summed */
+	cg_jw_key(w, "by_path");
+	cg_jw_array(w);
+	if (ls->listed) {
+		uint64_t *sum = cg_calloc(tl->nspans + 1, sizeof *sum);
+		for (size_t i = 0; i < ls->nallocs; i++) {
+			uint32_t al = ls->allocs[i].alloc;
+			uint32_t sp = al == CG_NONE ? CG_NONE : tl->mem[al].span;
+			sum[sp == CG_NONE ? tl->nspans : sp] += ls->allocs[i].bytes;
+		}
+		for (size_t sp = 0; sp <= tl->nspans; sp++)
+			if (sum[sp]) {
+				cg_jw_i64(w, sp == tl->nspans ? -1 : span_index(s, l, tl, (uint32_t)sp));
+				cg_jw_u64(w, sum[sp]);
+			}
+		cg_free(sum);
+	}
+	cg_jw_end(w);
+	cg_jw_end(w);
+}
+
+static void write_categories(cg_jw *w, const bool *occurs)
+{
+	cg_jw_key(w, "categories");
+	cg_jw_array(w);
+	for (int c = 0; c < CG_CAT_COUNT; c++) {
+		cg_category cat = cg_chart_stack_order[c];
+		if (!occurs[cat])
+			continue;
+		cg_jw_object(w);
+		cg_jw_kv_u64(w, "id", cat);
+		cg_jw_kv_string(w, "name", cat == CG_CAT_BASELINE ? "before profiling" : cg_category_name(cat));
+		cg_jw_kv_string(w, "color", cat_color[cat]);
+		cg_jw_end(w);
+	}
+	cg_jw_end(w);
+	cg_jw_key(w, "category_names");
+	cg_jw_array(w);
+	for (int c = 0; c < CG_CAT_COUNT; c++)
+		cg_jw_string(w, c == CG_CAT_BASELINE ? "before profiling" : cg_category_name((cg_category)c));
+	cg_jw_end(w);
+}
+
+static void occurring(const cg_analysis *a, uint32_t dv, bool *occurs)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_device *dev = &tl->devices[dv];
+	for (int c = 0; c < CG_CAT_COUNT; c++)
+		occurs[c] = dev->initial_by_cat[c] > 0;
+	for (uint32_t k = 0; k < dev->mem_count; k++) {
+		const cg_mem *m = &tl->mem[dev->mem_first + k];
+		if (m->bytes)
+			occurs[m->category] = true;
+	}
+}
+
+char *cg_explore_device_json(const cg_analysis *a, uint32_t dv)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_device *dev = &tl->devices[dv];
+	cg_sink *out = cg_sink_memory();
+	cg_jw w;
+	cg_jw_init(&w, out, false);
+	strs s;
+	strlist l = {0};
+	strs_init(&s, tl, &w);
+	bool occurs[CG_CAT_COUNT];
+	occurring(a, dv, occurs);
+
+	cg_jw_object(&w);
+	cg_jw_kv_u64(&w, "version", 1);
+	cg_jw_kv_string(&w, "device", cg_timeline_str(tl, dev->name));
+	cg_jw_kv_bool(&w, "time_is_index", tl->source.time_is_index);
+	cg_jw_kv_bool(&w, "pairing_known", tl->source.pairing_known);
+	cg_jw_kv_u64(&w, "top_n", a->options.top_n);
+	write_categories(&w, occurs);
+	write_series(&w, a, dv, occurs, &s, &l);
+	write_lanes(&w, a);
+	uint64_t nallocs = device_allocs(tl, dev);
+	cg_jw_kv_u64(&w, "allocations", nallocs);
+	if (tl->source.pairing_known && nallocs <= EXPLORE_MAX_ALLOCS)
+		write_allocs(&w, tl, dev, &s, &l);
+	cg_jw_key(&w, "moments");
+	cg_jw_array(&w);
+	const cg_peak_device *p = &a->peak->devices[dv];
+	write_moment(&w, a, "peak", p->peak_t_ns, &a->at_peak->devices[dv], &s, &l);
+	if (a->at_end) {
+		const cg_liveset_device *e = &a->at_end->devices[dv];
+		uint64_t t = e->after == CG_NONE ? tl->first_t_ns : tl->mem[e->after].t_ns;
+		write_moment(&w, a, "end", t, e, &s, &l);
+	}
+	cg_jw_end(&w);
+	cg_jw_key(&w, "ooms");
+	cg_jw_array(&w);
+	for (size_t i = 0; i < tl->nooms; i++)
+		if (tl->ooms[i].device == dv)
+			cg_jw_u64(&w, tl->ooms[i].t_ns), cg_jw_u64(&w, tl->ooms[i].bytes);
+	cg_jw_end(&w);
+	cg_jw_key(&w, "strs");
+	cg_jw_array(&w);
+	for (size_t i = 0; i < l.n; i++) {
+		if (l.kind[i] == 0)
+			cg_jw_string(&w, cg_timeline_str(tl, l.id[i]));
+		else
+			cg_jw_string_n(&w, cg_strtab_get(s.paths, l.id[i]), cg_strtab_len(s.paths, l.id[i]));
+	}
+	cg_jw_end(&w);
+	cg_jw_end(&w);
+
+	strs_free(&s);
+	cg_free(l.kind);
+	cg_free(l.id);
+	size_t len;
+	char *json = cg_strdup(cg_sink_data(out, &len));
+	cg_sink_close(out, NULL);
+	return json;
+}
+
+void cg_explore_script(cg_doc *d)
+{
+	cg_doc_set_script(d, cg_explore_js, cg_explore_js_sha256);
+}
+
+void cg_explore_device(cg_doc *d, const cg_analysis *a, uint32_t dv)
+{
+	char *json = cg_explore_device_json(a, dv);
+	cg_doc_data(d, "cgx-data", json);
+	cg_free(json);
+}

@@ -1,0 +1,277 @@
+/* report.html's explorer through the binary (docs/report-explore.md):
+ * --no-js writes the static page, which the default page only adds to; the
+ * page forbids connections and names no URL; hostile names reach it as
+ * JSON data only; the peak's pinned list is summary.json's; a big trace's
+ * series is reduced with its exact peak kept and only the worked-out
+ * moments are pinnable. The browser half: tests/browser/check_explore.mjs. */
+#include "runutil.h"
+
+#include <string.h>
+#include <unistd.h>
+
+static char *file_in(const char *out, const char *name)
+{
+	char path[1300];
+	snprintf(path, sizeof path, "%s/%s", out, name);
+	char *s = tu_read(path, NULL);
+	if (!s)
+		fail_msg("%s was not written", path);
+	return s;
+}
+
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/* The page less what the explorer adds: the CSP's script-src, the script
+ * element in <head> and each data element (with its newline). */
+static char *without_explorer(const char *html)
+{
+	char *s = strdup(html);
+	const char *cuts[][2] = {{"; script-src 'sha256-", "'"}, {"<script>", "</script>\n"},
+				 {"<script type=\"application/json\" class=\"cgx-data\">", "</script>\n"}};
+	for (size_t c = 0; c < 3; c++) {
+		char *p;
+		while ((p = strstr(s, cuts[c][0])) != NULL) {
+			char *end = strstr(p + strlen(cuts[c][0]), cuts[c][1]);
+			assert_non_null(end);
+			end += strlen(cuts[c][1]);
+			memmove(p, end, strlen(end) + 1);
+		}
+	}
+	return s;
+}
+
+static void no_js_writes_the_static_page_the_default_only_adds_to(void **state)
+{
+	(void)state;
+	char a[600], b[600], c[600];
+	snprintf(a, sizeof a, "%s", tu_path("js"));
+	snprintf(b, sizeof b, "%s", tu_path("nojs"));
+	snprintf(c, sizeof c, "%s", tu_path("static"));
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "--no-trace", "-q", tu_sample("mlp_adam.jsonl"), "-o", a, NULL), 0);
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "--no-trace", "-q", "--no-js", tu_sample("mlp_adam.jsonl"), "-o", b, NULL), 0);
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "--no-trace", "-q", "--static-html", tu_sample("mlp_adam.jsonl"), "-o", c, NULL), 0);
+	char *js = file_in(a, "report.html"), *nojs = file_in(b, "report.html"), *st = file_in(c, "report.html");
+	assert_string_equal(nojs, st);
+	assert_null(strstr(nojs, "<script"));
+	assert_non_null(strstr(nojs, "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"));
+	assert_int_equal(count_of(js, "<script>"), 1);
+	assert_int_equal(count_of(js, "<script type=\"application/json\" class=\"cgx-data\">"), 1);
+	char *cut = without_explorer(js);
+	assert_string_equal(cut, nojs);
+	/* report.md does not change */
+	char *md1 = file_in(a, "report.md"), *md2 = file_in(b, "report.md");
+	assert_string_equal(md1, md2);
+	free(cut);
+	free(js);
+	free(nojs);
+	free(st);
+	free(md1);
+	free(md2);
+}
+
+static void the_page_forbids_connections_and_names_no_url(void **state)
+{
+	(void)state;
+	const char *out = tu_path("csp");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "--no-trace", "-q", tu_sample("mlp_adam.jsonl"), "-o", out, NULL), 0);
+	char *html = file_in(out, "report.html");
+	const char *csp = strstr(html, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+				       "style-src 'unsafe-inline'; img-src data:; script-src 'sha256-");
+	assert_non_null(csp);
+	const char *hash = strstr(csp, "'sha256-") + 8, *q = strchr(hash, '\'');
+	assert_int_equal(q - hash, 44); /* 32 bytes in base64 */
+	assert_memory_equal(q, "'\">", 3);
+	/* the only URLs are the SVG and XLink namespaces' names */
+	size_t urls = count_of(html, "http://") + count_of(html, "https://");
+	size_t ns = count_of(html, "http://www.w3.org/2000/svg") + count_of(html, "http://www.w3.org/1999/xlink");
+	assert_int_equal(urls, ns);
+	assert_null(strstr(html, "connect-src"));
+	free(html);
+}
+
+#define HOSTILE_SCRIPT "<script>alert(1)</script>"
+#define HOSTILE_IMG "\\\"><img src=x onerror=alert(2)>"
+
+static const char hostile_trace[] =
+	"{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\",\"run_id\":\"" HOSTILE_SCRIPT "\",\"model\":\"" HOSTILE_IMG "\"}\n"
+	"{\"kind\":\"span_start\",\"id\":\"s|1\",\"name\":\"" HOSTILE_SCRIPT "|pipe\",\"start_ns\":0,\"span_kind\":\"op\"}\n"
+	"{\"kind\":\"memory\",\"timestamp_ns\":2,\"tensor_id\":\"" HOSTILE_IMG "\",\"span_id\":\"s|1\",\"device\":\"cpu\","
+	"\"bytes\":64,\"action\":\"alloc\",\"dtype\":\"f32\",\"op_name\":\"" HOSTILE_SCRIPT "\",\"category\":\"activation\"}\n"
+	"{\"kind\":\"memory\",\"timestamp_ns\":5,\"tensor_id\":\"x" HOSTILE_IMG "\",\"span_id\":\"s|1\",\"device\":\"cpu\","
+	"\"bytes\":64,\"action\":\"free\",\"dtype\":\"f32\",\"category\":\"" HOSTILE_SCRIPT "\"}\n";
+
+static void hostile_names_reach_the_page_as_data_only(void **state)
+{
+	(void)state;
+	char trace[600];
+	snprintf(trace, sizeof trace, "%s", tu_write("hostile.jsonl", hostile_trace, (size_t)-1));
+	const char *out = tu_path("hostile");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "-q", "--no-trace", trace, "-o", out, NULL), 0);
+	char *html = file_in(out, "report.html");
+	/* the page's own script and one device's data, nothing else */
+	assert_int_equal(count_of(html, "<script"), 2);
+	assert_int_equal(count_of(html, "</script"), 2);
+	assert_null(strstr(html, "<img"));
+	/* in the data every '<' is \u003c: no string can end its element */
+	const char *data = strstr(html, "class=\"cgx-data\">");
+	assert_non_null(data);
+	const char *end = strstr(data, "</script>");
+	for (const char *p = data + strlen("class=\"cgx-data\">"); p < end; p++)
+		assert_int_not_equal(*p, '<');
+	char *in_data = strndup(data, (size_t)(end - data));
+	assert_non_null(strstr(in_data, "\"\\u003cscript>alert(1)\\u003c/script>\""));
+	assert_non_null(strstr(in_data, "\\u003cscript>alert(1)\\u003c/script>|pipe"));
+	assert_non_null(strstr(in_data, "\\\">\\u003cimg src=x onerror=alert(2)>"));
+	free(in_data);
+	free(html);
+}
+
+/* The peak moment's list in the data, field by field, is summary.json's
+ * at_peak.top (the browser test compares what the page shows). */
+static void the_peak_moment_holds_summary_jsons_list(void **state)
+{
+	(void)state;
+	const char *out = tu_path("peaklist");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "-q", "--no-trace", tu_sample("cnn_sgd.jsonl"), "-o", out, NULL), 0);
+	char *html = file_in(out, "report.html");
+	const char *data = strstr(html, "class=\"cgx-data\">") + strlen("class=\"cgx-data\">");
+	const char *end = strstr(data, "</script>");
+	char *json = strndup(data, (size_t)(end - data));
+	cJSON *d = cJSON_Parse(json);
+	assert_non_null(d);
+	cJSON *summary = tu_json_file(tu_path("peaklist/summary.json"));
+	cJSON *dev = cJSON_GetArrayItem(cJSON_GetObjectItem(summary, "devices"), 0);
+	cJSON *want = tu_json_at(dev, "at_peak", "top", NULL);
+	cJSON *peak = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "moments"), 0);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(peak, "label")), "peak");
+	assert_true(cJSON_Compare(cJSON_GetObjectItem(peak, "top"), want, true));
+	assert_true(cJSON_GetArraySize(want) > 0);
+	assert_int_equal(tu_json_u64(peak, "bytes", NULL), tu_json_u64(dev, "peak", "bytes", NULL));
+	/* the oracle's peak, worked out without cgmem */
+	cJSON *o = tu_json_file(tu_sample("cnn_sgd.oracle.json"));
+	assert_int_equal(tu_json_u64(peak, "bytes", NULL), tu_json_u64(o, "peak_total_allocated_bytes", NULL));
+	cJSON_Delete(o);
+	cJSON_Delete(summary);
+	cJSON_Delete(d);
+	free(json);
+	free(html);
+}
+
+/* 150,000 allocations, each freed: live bytes go 0, b, 0, ... with b the
+ * allocation's size, (k * 7919) % 1000 + 1 KiB; one allocation of 5 MiB
+ * in the middle is the peak. Too many records for every point, too many
+ * allocations to embed. */
+static void a_big_trace_keeps_its_exact_peak_and_says_what_is_pinnable(void **state)
+{
+	(void)state;
+	const unsigned n = 150000;
+	size_t cap = (size_t)n * 2 * 200 + 4096, len = 0;
+	char *text = malloc(cap);
+	len += (size_t)snprintf(text + len, cap - len, "{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\",\"run_id\":\"big\"}\n"
+				"{\"kind\":\"span_start\",\"id\":\"s\",\"name\":\"run\",\"start_ns\":0,\"span_kind\":\"function\"}\n");
+	for (unsigned k = 0; k < n; k++) {
+		unsigned long long b = k == n / 2 ? 5ull << 20 : ((unsigned long long)k * 7919 % 1000 + 1) << 10;
+		len += (size_t)snprintf(text + len, cap - len,
+					"{\"kind\":\"memory\",\"timestamp_ns\":%u,\"tensor_id\":\"t%u\",\"device\":\"cpu\",\"span_id\":\"s\",\"dtype\":\"f32\",\"bytes\":%llu,"
+					"\"action\":\"alloc\",\"category\":\"activation\"}\n"
+					"{\"kind\":\"memory\",\"timestamp_ns\":%u,\"tensor_id\":\"t%u\",\"device\":\"cpu\",\"span_id\":\"s\",\"dtype\":\"f32\",\"bytes\":%llu,"
+					"\"action\":\"free\",\"category\":\"activation\"}\n",
+					10 * k, k, b, 10 * k + 5, k, b);
+	}
+	char trace[600];
+	snprintf(trace, sizeof trace, "%s", tu_write("big.jsonl", text, len));
+	free(text);
+	const char *out = tu_path("big");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "-q", "--no-trace", "--formats", "svg", trace, "-o", out, NULL), 0);
+	char *html = file_in(out, "report.html");
+	const char *data = strstr(html, "class=\"cgx-data\">") + strlen("class=\"cgx-data\">");
+	const char *end = strstr(data, "</script>");
+	char *json = strndup(data, (size_t)(end - data));
+	cJSON *d = cJSON_Parse(json);
+	assert_non_null(d);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(d, "reduced")));
+	assert_null(cJSON_GetObjectItem(d, "allocs"));
+	assert_int_equal(tu_json_u64(d, "allocations", NULL), n);
+	/* one category: each point is 6 fields and one value */
+	cJSON *points = cJSON_GetObjectItem(d, "points");
+	int npoints = cJSON_GetArraySize(points) / 7;
+	assert_true(npoints <= 4 * 4000 + 1);
+	assert_true(npoints > 4000);
+	uint64_t peak = tu_json_u64(d, "peak", "bytes", NULL), at = tu_json_u64(d, "peak", "point", NULL);
+	assert_int_equal(peak, 5ull << 20);
+	assert_int_equal(tu_json_u64(d, "peak", "t", NULL), 10ull * (n / 2));
+	/* the peak's own point is kept, at the peak's value and time */
+	assert_int_equal((uint64_t)cJSON_GetArrayItem(points, (int)at * 7 + 6)->valuedouble, peak);
+	assert_int_equal((uint64_t)cJSON_GetArrayItem(points, (int)at * 7)->valuedouble, 10ull * (n / 2));
+	/* walked once: cJSON_GetArrayItem walks the list from its head */
+	uint64_t max = 0;
+	int i = 0;
+	for (cJSON *v = points->child; v; v = v->next, i++)
+		if (i % 7 == 6 && (uint64_t)v->valuedouble > max)
+			max = (uint64_t)v->valuedouble;
+	assert_int_equal(max, peak);
+	cJSON_Delete(d);
+	free(json);
+	free(html);
+}
+
+/* A snapshot's segment view: its own data element, whose segments add up
+ * to the reserved bytes summary.json reports and the oracle counts. */
+static void a_snapshot_has_its_segments_as_data(void **state)
+{
+	(void)state;
+	const char *out = tu_path("segs");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "-q", "--no-trace", tu_sample("snapshots/yiyi_oom_snapshot.pickle"),
+				"-o", out, NULL),
+			 0);
+	char *html = file_in(out, "report.html");
+	const char *tag = "class=\"cgx-data\">{\"version\":1,\"segments_view\":true";
+	const char *data = strstr(html, tag);
+	assert_non_null(data);
+	data += strlen("class=\"cgx-data\">");
+	char *json = strndup(data, (size_t)(strstr(data, "</script>") - data));
+	cJSON *d = cJSON_Parse(json);
+	assert_non_null(d);
+	uint64_t reserved = 0, blocks = 0;
+	cJSON *seg;
+	cJSON_ArrayForEach(seg, cJSON_GetObjectItem(d, "segments")) {
+		reserved += (uint64_t)cJSON_GetArrayItem(seg, 1)->valuedouble;
+		blocks += (uint64_t)cJSON_GetArraySize(cJSON_GetArrayItem(seg, 4)) / 6;
+	}
+	assert_int_equal(tu_json_u64(d, "segments_embedded", NULL), tu_json_u64(d, "segment_count", NULL));
+	assert_int_equal(blocks, tu_json_u64(d, "block_count", NULL));
+	cJSON *summary = tu_json_file(tu_path("segs/summary.json"));
+	cJSON *dev = cJSON_GetArrayItem(cJSON_GetObjectItem(summary, "devices"), 0);
+	assert_int_equal(reserved, tu_json_u64(dev, "allocator_state", "reserved_bytes", NULL));
+	/* and the oracle's (tests/tools/snapshot_oracle.py, no cgmem code) */
+	cJSON *o = tu_json_file(tu_sample("snapshots/yiyi_oom_snapshot.oracle.json"));
+	assert_int_equal(reserved, tu_json_u64(o, "devices", "0", "figures", "reserved_bytes", NULL));
+	assert_int_equal(blocks, tu_json_u64(o, "devices", "0", "blocks", "count", NULL));
+	assert_int_equal(tu_json_u64(d, "segment_count", NULL), tu_json_u64(o, "devices", "0", "segments", "count", NULL));
+	cJSON_Delete(o);
+	cJSON_Delete(summary);
+	cJSON_Delete(d);
+	free(json);
+	free(html);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(no_js_writes_the_static_page_the_default_only_adds_to),
+		cmocka_unit_test(the_page_forbids_connections_and_names_no_url),
+		cmocka_unit_test(hostile_names_reach_the_page_as_data_only),
+		cmocka_unit_test(the_peak_moment_holds_summary_jsons_list),
+		cmocka_unit_test(a_big_trace_keeps_its_exact_peak_and_says_what_is_pinnable),
+		cmocka_unit_test(a_snapshot_has_its_segments_as_data),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tu_cleanup();
+	return rc;
+}
