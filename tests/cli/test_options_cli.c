@@ -60,7 +60,7 @@ static void a_mistyped_option_gets_the_nearest_one(void **state)
 	       (const char *[]){"report", "a.jsonl", "--focre", NULL});
 	expect(2, "cgmem summary: unknown option --jsno; did you mean '--json'?\nTry 'cgmem help summary'.\n",
 	       (const char *[]){"summary", "a.jsonl", "--jsno", NULL});
-	expect(2, "cgmem report: option --no is ambiguous (--no-trace, --no-html, --no-infer)\nTry 'cgmem help report'.\n",
+	expect(2, "cgmem report: option --no is ambiguous (--no-trace, --no-html, --no-js, --no-infer)\nTry 'cgmem help report'.\n",
 	       (const char *[]){"report", "a.jsonl", "--no", NULL});
 	expect(2, "cgmem report: option --for is ambiguous (--force, --formats)\nTry 'cgmem help report'.\n",
 	       (const char *[]){"report", "a.jsonl", "--for", NULL});
