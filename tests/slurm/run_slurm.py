@@ -8,8 +8,8 @@ and slurmd, on 127.0.0.1 only, with a generated munge key and slurm.conf
 (proctrack/linuxproc, task/none, no cgroups, no accounting, ports of its
 own). It submits an 8-task job array, one task per rank file (copies of
 samples/ in mixed formats), and a job that depends on it (afterok) and
-checks what the array wrote against the same work done here, on one
-machine. The daemons are stopped by their pids whatever happens.
+checks that the merged report is byte for byte the folder `cgmem report
+FILE...` writes here, on one machine. The daemons are stopped by their pids whatever happens.
 
 Every wait is bounded. Exit 0 when the check holds, 1 when it does not or
 the cluster misbehaves, 77 (ctest SKIP_RETURN_CODE) only when Slurm or munge
@@ -30,7 +30,7 @@ SKIP = 77
 NODE = "cgnode"
 PARTITION = "cgmem"
 START_TIMEOUT = 60  # s: munged, slurmctld answering, the node idle
-JOBS_TIMEOUT = 60  # s: the array and the dependent job done
+JOBS_TIMEOUT = 120  # s: the local report, the array and the dependent job done
 STOP_TIMEOUT = 10  # s: a daemon's exit after SIGTERM, before SIGKILL
 FINISHED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
             "BOOT_FAIL", "DEADLINE", "PREEMPTED", "SPECIAL_EXIT"}
@@ -57,43 +57,56 @@ class Failure(Exception):
 
 
 # --- The work: map (the array tasks) and merge (the dependent job) --------
-# The two steps of docs/scale-out.md. Only these three functions know what
-# is computed; the cluster around them stays as it is when `cgmem merge`
-# lands (then the merge job becomes `cgmem merge parts/part.*.json -o out/`
-# and the reference `cgmem report FILE... -o ref/out/`, compared with
-# `diff -r`).
+# The two steps of docs/scale-out.md. Each array task writes its rank's own
+# report (whose summary.json is the partial); the dependent job merges the
+# folders into the job's report. It must be byte for byte the folder
+# `cgmem report FILE... -o DIR` writes on one machine.
 
 def map_command(cgmem):
-    """The shell commands array task $i runs on its rank file $f, as
-    docs/scale-out.md's map.sbatch: the partial written beside, then
-    renamed into parts/."""
-    return (f'{q(cgmem)} summary "$f" --json > "parts/part.$i.json.tmp"\n'
-            'mv "parts/part.$i.json.tmp" "parts/part.$i.json"')
+    """The shell command array task $i runs on its rank file $f, as
+    docs/scale-out.md's map.sbatch (the folder appears whole or not at all)."""
+    return f'{q(cgmem)} report -q "$f" -o "parts/$i"'
 
 
 def local_reference(cgmem, rank_files, ref_dir, deadline):
     """The same work done on this machine, without Slurm, by DEADLINE."""
-    for i, f in enumerate(rank_files):
-        with open(os.path.join(ref_dir, f"part.{i}.json"), "wb") as out:
-            r = subprocess.run([cgmem, "summary", f, "--json"], stdout=out,
-                               stderr=subprocess.PIPE,
-                               timeout=max(1.0, deadline - time.monotonic()))
-        if r.returncode != 0:
-            raise Failure(f"cgmem summary {f} --json (local) exited {r.returncode}: "
-                          f"{r.stderr.decode(errors='replace').strip()}")
+    r = subprocess.run([cgmem, "report", "-q", *rank_files, "-o", os.path.join(ref_dir, "out")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=max(1.0, deadline - time.monotonic()))
+    if r.returncode != 0:
+        raise Failure(f"cgmem report FILE... (local) exited {r.returncode}: "
+                      f"{r.stderr.decode(errors='replace').strip()}")
 
 
-def merge_command(cgmem, parts_dir, ref_dir, n):
-    """The dependent job's shell commands: exit 0 only when what the array
-    wrote is byte-identical to the local reference (cmp names the first
-    differing byte)."""
-    lines = []
-    for i in range(n):
-        part = os.path.join(parts_dir, f"part.{i}.json")
-        ref = os.path.join(ref_dir, f"part.{i}.json")
-        lines.append(f"cmp {q(part)} {q(ref)}")
-    lines.append(f"echo 'merge: {n} partials byte-identical to the local run'")
-    return "\n".join(lines)
+def merge_command(cgmem, parts_dir, out_dir, n):
+    """The dependent job's shell commands: the N rank reports merged."""
+    parts = " ".join(q(os.path.join(parts_dir, str(i))) for i in range(n))
+    return (f"{q(cgmem)} merge -q {parts} -o {q(out_dir)}\n"
+            f"echo 'merge: the top report of {n} ranks written'")
+
+
+def tree_bytes(d):
+    """Every file under d, by its path relative to d."""
+    got = {}
+    for root, _, names in os.walk(d):
+        for name in names:
+            path = os.path.join(root, name)
+            with open(path, "rb") as f:
+                got[os.path.relpath(path, d)] = f.read()
+    return got
+
+
+def compare_reports(out_dir, ref_dir):
+    """Raises Failure unless the two folders hold the same files, byte for byte."""
+    got, want = tree_bytes(out_dir), tree_bytes(ref_dir)
+    if not want or not any(k.startswith("ranks/") for k in want):
+        raise Failure(f"the local report {ref_dir} has no ranks/: {sorted(want)}")
+    extra, missing = sorted(set(got) - set(want)), sorted(set(want) - set(got))
+    differ = sorted(k for k in set(got) & set(want) if got[k] != want[k])
+    if extra or missing or differ:
+        raise Failure(f"the merged report differs from cgmem report FILE...: only in the merge {extra}, "
+                      f"only in the local report {missing}, other bytes {differ}")
+    return len(want)
 
 
 # --- The cluster ------------------------------------------------------------
@@ -424,13 +437,14 @@ def main():
                      'f=$(sed -n "$((i + 1))p" files.txt)\n'
                      '[ -n "$f" ] || { echo "files.txt has no line $((i + 1))" >&2; exit 1; }\n'
                      + map_command(cgmem))
-        write_script(os.path.join(run, "merge.sh"), merge_command(cgmem, parts, ref, n))
+        out = os.path.join(run, "out")
+        write_script(os.path.join(run, "merge.sh"), merge_command(cgmem, parts, out, n))
 
         # the reference first, so the merge job never reads a half-written one
         deadline = time.monotonic() + JOBS_TIMEOUT
         local_reference(cgmem, rank_files, ref, deadline)
         t_ref = time.monotonic()
-        print(f"local reference ({n} runs of cgmem) in {t_ref - t_up:.1f} s")
+        print(f"local reference (cgmem report over the {n} files) in {t_ref - t_up:.1f} s")
         array = cluster.sbatch(os.path.join(run, "map.sh"), f"--array=0-{n - 1}",
                                f"--output={logs}/map.%A_%a.out")
         merge = cluster.sbatch(os.path.join(run, "merge.sh"), f"--dependency=afterok:{array}",
@@ -453,6 +467,8 @@ def main():
                     text += f"\n{label(j)}'s output:\n" + open(outputs[j], errors="replace").read()
             raise Failure(text)
         print(open(outputs[merge], errors="replace").read().strip())
+        files = compare_reports(out, os.path.join(ref, "out"))
+        print(f"out/ is byte-identical to cgmem report over the same files: {files} files")
         return 0
     except (Failure, OSError, subprocess.SubprocessError) as e:
         print(f"FAIL: {e}", file=sys.stderr)
