@@ -41,13 +41,18 @@ static void draw(cg_chart *c, const void *ctx)
 	cg_chart_axis_left(c, &plot, &y, unit);
 	double slot = (plot.x1 - plot.x0) / (double)(rows ? rows : 1);
 	double gap = slot > 6 ? slot * 0.2 : 0;
-	/* label every k-th rank so labels do not touch */
+	/* a rank's number once under its bars, every k-th rank so that labels do
+	 * not touch; its devices' names under their bars when some rank has
+	 * several and they fit */
 	cg_chart_font(c, CG_TYPE_TICK, false);
+	double rank_slot = (plot.x1 - plot.x0) / (double)(s->n ? s->n : 1);
 	size_t every = 1;
-	while (every * slot < 44 && every < rows)
+	while (every * rank_slot < 44 && every < s->n)
 		every *= 2;
+	bool device_labels = rows > s->n && slot >= 60;
 	size_t k = 0;
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
+		size_t first = k;
 		for (size_t d = 0; d < s->ranks[i].ndevices; d++, k++) {
 			const cg_rank_device *dv = &s->ranks[i].devices[d];
 			double x0 = plot.x0 + slot * (double)k + gap / 2, w = slot - gap;
@@ -68,17 +73,23 @@ static void draw(cg_chart *c, const void *ctx)
 				cg_chart_box(c, x0, ya, w, yb - ya, cg_chart_category_color(CG_CAT_UNKNOWN));
 				cats[CG_CAT_UNKNOWN] = true;
 			}
-			if (k % every == 0) {
-				char label[24];
-				snprintf(label, sizeof label, "%" PRId64, s->ranks[i].rank);
+			if (device_labels) {
 				cg_chart_color(c, CG_SECONDARY);
-				cg_chart_text(c, x0 + w / 2, plot.y1 + 22, CG_CENTER, label);
+				cg_chart_text(c, x0 + w / 2, plot.y1 + 40, CG_CENTER, dv->name);
 			}
 		}
+		if (i % every == 0 && k > first) {
+			char label[24];
+			snprintf(label, sizeof label, "%" PRId64, s->ranks[i].rank);
+			cg_chart_color(c, CG_SECONDARY);
+			cg_chart_text(c, plot.x0 + slot * (double)(first + k) / 2, plot.y1 + 22, CG_CENTER, label);
+		}
+	}
 	cg_chart_hline(c, plot.x0, plot.x1, plot.y1, CG_AXES);
 	cg_chart_font(c, CG_TYPE_LABEL, false);
 	cg_chart_color(c, CG_SECONDARY);
-	cg_chart_text(c, (plot.x0 + plot.x1) / 2, plot.y1 + 50, CG_CENTER, "rank");
+	cg_chart_text(c, (plot.x0 + plot.x1) / 2, plot.y1 + (device_labels ? 66 : 50), CG_CENTER,
+		      device_labels ? "rank, and device below" : "rank");
 	cg_legend_item items[CG_CAT_COUNT];
 	size_t n = 0;
 	for (int cat = 0; cat < CG_CAT_COUNT; cat++)

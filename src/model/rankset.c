@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "xalloc.h"
 
@@ -63,10 +64,33 @@ static int claimed_twice(const cg_rank *a, const cg_rank *b, cg_error *err)
 			    a->rank, a->file, cg_rank_from_name(a->from), b->file, cg_rank_from_name(b->from));
 }
 
+static bool is_cpu(const char *name)
+{
+	return name && strncasecmp(name, "cpu", 3) == 0;
+}
+
+/* A rank's accelerators before its CPUs, each in the trace's order, as
+ * every report shows devices (a PyTorch trace meets "cpu" first). */
+static void accelerators_first(cg_rank *r)
+{
+	if (r->ndevices < 2)
+		return;
+	cg_rank_device *order = cg_reallocarray(NULL, r->ndevices, sizeof *order);
+	size_t k = 0;
+	for (int cpu = 0; cpu < 2; cpu++)
+		for (size_t d = 0; d < r->ndevices; d++)
+			if (is_cpu(r->devices[d].name) == (cpu == 1))
+				order[k++] = r->devices[d];
+	memcpy(r->devices, order, r->ndevices * sizeof *order);
+	cg_free(order);
+}
+
 int cg_rankset_sort(cg_rankset *s, cg_error *err)
 {
 	if (s->n > 1)
 		qsort(s->ranks, s->n, sizeof *s->ranks, by_rank);
+	for (size_t i = 0; i < s->n; i++)
+		accelerators_first(&s->ranks[i]);
 	for (size_t i = 1; i < s->n; i++)
 		if (s->ranks[i - 1].rank == s->ranks[i].rank)
 			return claimed_twice(&s->ranks[i - 1], &s->ranks[i], err);

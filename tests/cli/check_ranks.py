@@ -303,8 +303,10 @@ def real_samples(cgmem, tmp, samples):
     check([r["rank"] for r in rows] == [0, 1, 2, 3], "the samples are ranks 0-3")
     for r, f in zip(rows, files):
         one = json.loads(run(cgmem, "summary", "--json", "-q", f).stdout)
-        check([d["peak_bytes"] for d in r["devices"]] == [d["peak"]["bytes"] for d in one["devices"]],
-              f"rank {r['rank']}: the peaks of {os.path.basename(f)}")
+        # in report order: accelerators first (summary.json's device_order)
+        check([(d["name"], d["peak_bytes"]) for d in r["devices"]]
+              == [(one["devices"][i]["name"], one["devices"][i]["peak"]["bytes"]) for i in one["device_order"]],
+              f"rank {r['rank']}: the peaks of {os.path.basename(f)}, accelerators first")
 
 
 def schema(out, samples):
