@@ -194,6 +194,63 @@ def merge_laws(cgmem, tmp, files, out):
     return parts
 
 
+def expected_series(rank, end_ns, n=256):
+    """A JSONL rank's live_series worked out from gen_ranks.plan: bucket k
+    holds the times t with t n // end_ns == k (the last also later ones),
+    its value the largest live bytes entering it or after a record in it."""
+    ev, _ = gen_ranks.plan(rank)  # rank 2's: up to its last whole record, at the cut
+    vals, live, cur = [0], 0, 0
+    for (t_ms, _, action, nbytes, _, _, _) in ev:
+        b = min(n - 1, t_ms * 1000000 * n // end_ns)
+        while cur < b:
+            vals.append(live)
+            cur += 1
+        live += nbytes if action == "alloc" else -nbytes
+        vals[cur] = max(vals[cur], live)
+    while cur < n - 1:
+        vals.append(live)
+        cur += 1
+    return vals
+
+
+def live_series(out, parts):
+    """Point 1 of the rank charts: each device's downsampled live bytes in a
+    rank's summary.json (over_time.live_series) and in the ranks rows."""
+    rows = {r["rank"]: r for r in json.loads(read(os.path.join(out, "summary.json")))["ranks"]["rows"]}
+    for r, row in rows.items():
+        dev = row["devices"][0]
+        ls = dev["live_series"]
+        vals = ls["max_bytes"]
+        check(len(vals) == 256, f"rank {r}: 256 buckets, not {len(vals)}")
+        check(max(vals) == dev["peak_bytes"], f"rank {r}: the series' max {max(vals)} is the peak {dev['peak_bytes']}")
+        k = min(255, dev["peak_time_ns"] * 256 // ls["end_ns"])
+        check(vals[k] == dev["peak_bytes"], f"rank {r}: bucket {k} (of the peak's time) holds the peak exactly")
+    # JSONL ranks: the axis ends at the last step's span end, 2.95 s (2 s +
+    # 950 ms); rank 2 at its cut, 1.1 s; the values as the plan gives them
+    for r, end_ns in ((0, 2950000000), (1, 2950000000), (2, 1100000000), (3, 2950000000)):
+        ls = rows[r]["devices"][0]["live_series"]
+        check(ls["end_ns"] == end_ns, f"rank {r}: end_ns {ls['end_ns']} != {end_ns}")
+        want = expected_series(r, end_ns)
+        check(ls["max_bytes"] == want, f"rank {r}: the series is not the plan's: {ls['max_bytes'][:16]} vs {want[:16]}")
+    # by hand, rank 0 (stage 0, P = A = G = 400 MiB) over 2.95 s in 256
+    # buckets of 11.52 ms: bucket 0 holds the parameters (10 ms), bucket 8
+    # (92.2..103.7 ms) the forward's +400 at 100 ms, bucket 34 (391.7..403.3
+    # ms) the peak 1200 at 400 ms, bucket 52 (599.2..610.7 ms) keeps 1200
+    # entering it and 800 after the free at 600 ms
+    v0 = rows[0]["devices"][0]["live_series"]["max_bytes"]
+    check([v0[0] // MIB, v0[7] // MIB, v0[8] // MIB, v0[33] // MIB, v0[34] // MIB, v0[52] // MIB, v0[53] // MIB]
+          == [400, 400, 800, 800, 1200, 1200, 800], f"rank 0 by hand: {[x // MIB for x in v0[:60]]}")
+    # each part's series goes through merge unchanged, byte for byte
+    by_file = {row["file"]: row for row in rows.values()}
+    check(len(parts) == 8, "8 parts")
+    for p in parts:
+        d = json.loads(read(p))
+        row = by_file[os.path.basename(d["source"]["path"])]
+        r = row["rank"]
+        check(row["devices"][0]["live_series"] == d["devices"][0]["over_time"]["live_series"],
+              f"rank {r}: the ranks row's live_series is its part's")
+
+
 def tree_bytes(d):
     """Every file under d by its path relative to d."""
     got = {}
@@ -405,6 +462,7 @@ def main():
         out = job_figures(cgmem, tmp, files)
         schema(out, samples)
         parts = merge_laws(cgmem, tmp, files, out)
+        live_series(out, parts)
         merge_of_report_folders(cgmem, tmp, files, out)
         conflicts_and_gaps(cgmem, tmp, files, parts)
         real_samples(cgmem, tmp, samples)
