@@ -130,9 +130,23 @@ def job_figures(cgmem, tmp, files):
                  "| optimizer | 4 | 850.0 MiB | 0 | 450.0 MiB | 1.89 | 400.0 MiB |"):
         check(line in md, f"report.md has: {line}")
     check(os.path.exists(os.path.join(out, "report.html")), "report.html")
-    check(sorted(os.listdir(out)) == [".cgmem-manifest", "ranks", "ranks_peak.png", "ranks_peak.svg", "report.html",
-                                      "report.md", "summary.json"], f"the top folder: {sorted(os.listdir(out))}")
+    check(sorted(os.listdir(out)) == [".cgmem-manifest", "ranks", "ranks_heatmap.png", "ranks_heatmap.svg",
+                                      "ranks_peak.png", "ranks_peak.svg", "ranks_timelines.png",
+                                      "ranks_timelines.svg", "report.html", "report.md", "summary.json"],
+          f"the top folder: {sorted(os.listdir(out))}")
     check("![Peak per rank, by category at the peak](ranks_peak.png)" in md, "report.md shows the chart")
+    # the heat map and the timelines beside it, at the default size as ranks_peak
+    for name, alt in (("ranks_heatmap", "Live memory per rank over time (trace time)"),
+                      ("ranks_timelines", "Highest and median rank over time")):
+        check(f"![{alt}]({name}.png)" in md, f"report.md shows {name}")
+        check(f'<figcaption>{alt}</figcaption>\n<div class="files"><a href="{name}.png">PNG</a>'
+              in read(os.path.join(out, "report.html")), f"report.html shows {name}")
+        png = read(os.path.join(out, name + ".png"), "rb")
+        check(png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR" and
+              int.from_bytes(png[16:20], "big") == 1600 and int.from_bytes(png[20:24], "big") == 900,
+              f"{name}.png is a 1600 x 900 PNG")
+        svg = read(os.path.join(out, name + ".svg"))
+        check(svg.startswith("<?xml") and 'width="1600px" height="900px"' in svg, f"{name}.svg is 1600 x 900")
     check("Each rank's own report: [rank 0](ranks/0/report.html) · [rank 1](ranks/1/report.html) · " in md,
           "report.md links each rank's report")
     check('<a href="ranks/7/report.html">rank 7</a></p>' in read(os.path.join(out, "report.html")),
@@ -213,7 +227,7 @@ def expected_series(rank, end_ns, n=256):
     return vals
 
 
-def live_series(out, parts):
+def live_series(cgmem, tmp, out, parts):
     """Point 1 of the rank charts: each device's downsampled live bytes in a
     rank's summary.json (over_time.live_series) and in the ranks rows."""
     rows = {r["rank"]: r for r in json.loads(read(os.path.join(out, "summary.json")))["ranks"]["rows"]}
@@ -249,6 +263,18 @@ def live_series(out, parts):
         r = row["rank"]
         check(row["devices"][0]["live_series"] == d["devices"][0]["over_time"]["live_series"],
               f"rank {r}: the ranks row's live_series is its part's")
+    # a partial without one (an older cgmem's) merges, its row's series null,
+    # and the charts are still drawn
+    d = json.loads(read(parts[0]))
+    del d["devices"][0]["over_time"]["live_series"]
+    old = os.path.join(tmp, "old_part.json")
+    with open(old, "w") as fh:
+        json.dump(d, fh)
+    merged = json.loads(run(cgmem, "merge", "--json", old, parts[1]).stdout)["ranks"]["rows"]
+    check(merged[0]["devices"][0]["live_series"] is None and merged[1]["devices"][0]["live_series"] is not None,
+          "a part without live_series gives null")
+    run(cgmem, "merge", "-q", old, parts[1], "-o", os.path.join(tmp, "old_merged"))
+    check(os.path.exists(os.path.join(tmp, "old_merged", "ranks_heatmap.png")), "charts drawn without a series")
 
 
 def tree_bytes(d):
@@ -462,7 +488,7 @@ def main():
         out = job_figures(cgmem, tmp, files)
         schema(out, samples)
         parts = merge_laws(cgmem, tmp, files, out)
-        live_series(out, parts)
+        live_series(cgmem, tmp, out, parts)
         merge_of_report_folders(cgmem, tmp, files, out)
         conflicts_and_gaps(cgmem, tmp, files, parts)
         real_samples(cgmem, tmp, samples)
