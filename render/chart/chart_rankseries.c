@@ -99,54 +99,63 @@ static void draw_heatmap(cg_chart *c, const void *ctx)
 	c->plot = plot;
 	double rh = (plot.y1 - plot.y0) / (double)(n ? n : 1);
 	double cw = plot.x1 - plot.x0;
-	size_t ncols = (size_t)cw;
+	size_t ncols = cw >= 1 ? (size_t)cw : 1;
+	/* one pixel per row and column, scaled up without smoothing: an SVG
+	 * holds it as one embedded image, not a rectangle per cell, so the
+	 * chart's size does not grow with ranks x columns */
+	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ncols, (int)(n ? n : 1));
+	unsigned char *px = cairo_image_surface_get_data(img);
+	int stride = cairo_image_surface_get_stride(img);
 	uint64_t *col = cg_malloc(ncols * sizeof *col);
 	bool *has = cg_malloc(ncols * sizeof *has);
-	size_t every = 1;
-	while (every * rh < 18 && every < n)
-		every *= 2;
-	cg_chart_font(c, CG_TYPE_TICK, false);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && px; i++) {
 		const cg_rank_device *d = rows[i].d;
-		double y = plot.y0 + rh * (double)i;
-		if (!d->nseries) {
-			cg_chart_box(c, plot.x0, y, cw, rh, cg_rgb_hex(CG_GRID));
-		} else {
-			/* each pixel column the largest bucket overlapping it: the
-			 * peak's column shows the peak's colour */
-			memset(col, 0, ncols * sizeof *col);
-			memset(has, 0, ncols * sizeof *has);
-			for (size_t k = 0; k < d->nseries; k++) {
-				double t0 = bucket_t(d, k), t1 = bucket_t(d, k + 1);
-				size_t c0 = (size_t)(t0 / t_end * (double)ncols);
-				size_t c1 = (size_t)(t1 / t_end * (double)ncols);
-				if (c1 > c0 && t1 / t_end * (double)ncols == (double)c1)
-					c1--; /* a bucket ending on a column's edge is not in it */
-				for (size_t j = c0; j <= c1 && j < ncols; j++) {
-					uint64_t v = (uint64_t)d->series[k];
-					if (!has[j] || v > col[j])
-						col[j] = v;
-					has[j] = true;
-				}
-			}
-			for (size_t j = 0; j < ncols;) {
-				size_t e = j + 1;
-				while (e < ncols && has[e] == has[j] && col[e] == col[j])
-					e++;
-				if (has[j])
-					cg_chart_box(c, plot.x0 + (double)j, y, (double)(e - j), rh, heat((double)col[j] / max));
-				j = e;
+		memset(col, 0, ncols * sizeof *col);
+		memset(has, 0, ncols * sizeof *has);
+		/* each column the largest bucket overlapping it: the peak's column
+		 * shows the peak's colour */
+		for (size_t k = 0; k < d->nseries; k++) {
+			double t0 = bucket_t(d, k), t1 = bucket_t(d, k + 1);
+			size_t c0 = (size_t)(t0 / t_end * (double)ncols);
+			size_t c1 = (size_t)(t1 / t_end * (double)ncols);
+			if (c1 > c0 && t1 / t_end * (double)ncols == (double)c1)
+				c1--; /* a bucket ending on a column's edge is not in it */
+			for (size_t j = c0; j <= c1 && j < ncols; j++) {
+				uint64_t v = (uint64_t)d->series[k];
+				if (!has[j] || v > col[j])
+					col[j] = v;
+				has[j] = true;
 			}
 		}
-		if (i % every == 0) {
-			char label[96];
-			row_label(label, sizeof label, &rows[i], several);
-			cg_chart_color(c, CG_SECONDARY);
-			cg_chart_text(c, plot.x0 - 8, y + rh / 2 + 5, CG_RIGHT, label);
+		uint32_t *line = (uint32_t *)(void *)(px + (size_t)stride * i);
+		for (size_t j = 0; j < ncols; j++) {
+			cg_rgb rgb = !d->nseries ? cg_rgb_hex(CG_GRID) : has[j] ? heat((double)col[j] / max) : cg_rgb_hex(0xFFFFFF);
+			line[j] = (uint32_t)(rgb.r * 255 + 0.5) << 16 | (uint32_t)(rgb.g * 255 + 0.5) << 8 |
+				  (uint32_t)(rgb.b * 255 + 0.5);
 		}
 	}
 	cg_free(col);
 	cg_free(has);
+	cairo_surface_mark_dirty(img);
+	cairo_save(c->cr);
+	cairo_translate(c->cr, plot.x0, plot.y0);
+	cairo_scale(c->cr, cw / (double)ncols, rh);
+	cairo_set_source_surface(c->cr, img, 0, 0);
+	cairo_pattern_set_filter(cairo_get_source(c->cr), CAIRO_FILTER_NEAREST);
+	cairo_rectangle(c->cr, 0, 0, (double)ncols, (double)(n ? n : 1));
+	cairo_fill(c->cr);
+	cairo_restore(c->cr);
+	cairo_surface_destroy(img);
+	size_t every = 1;
+	while (every * rh < 18 && every < n)
+		every *= 2;
+	cg_chart_font(c, CG_TYPE_TICK, false);
+	for (size_t i = 0; i < n; i += every) {
+		char label[96];
+		row_label(label, sizeof label, &rows[i], several);
+		cg_chart_color(c, CG_SECONDARY);
+		cg_chart_text(c, plot.x0 - 8, plot.y0 + rh * (double)i + rh / 2 + 5, CG_RIGHT, label);
+	}
 	cg_ticks x;
 	cg_ticks_time(&x, t_end, cg_ticks_fit(cw, 90));
 	char xt[96];
