@@ -217,8 +217,11 @@ int cg_ranks_report_write(cg_outdir *od, const cg_rankset *s, const cg_ranks_res
 	cg_doc *d = cg_doc_new(title);
 	cg_doc_heading(d, 2, "Findings");
 	findings(d, s, f);
-	if (chart)
+	if (chart) {
 		cg_doc_figure(d, CG_CHART_RANKS_NAME, "Peak per rank, by category at the peak");
+		cg_doc_figure(d, CG_CHART_RANKS_HEATMAP_NAME, "Live memory per rank over time (trace time)");
+		cg_doc_figure(d, CG_CHART_RANKS_TIMELINES_NAME, "Highest and median rank over time");
+	}
 	rows_table(d, s);
 	phase_table(d, s, f);
 	files_table(d, s);

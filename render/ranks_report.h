@@ -10,8 +10,8 @@
 #include "outdir.h"
 #include "ranks.h"
 
-/* chart: the folder holds the ranks_peak chart (chart_ranks.h), shown
- * after the findings. */
+/* chart: the folder holds the ranks_peak, ranks_heatmap and
+ * ranks_timelines charts (chart_ranks.h), shown after the findings. */
 int cg_ranks_report_write(cg_outdir *od, const cg_rankset *s, const cg_ranks_result *f, bool chart, bool html,
 			  cg_error *err);
 

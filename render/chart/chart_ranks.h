@@ -14,4 +14,11 @@
  * 0, or CG_EIO naming the file. */
 int cg_chart_ranks_write(cg_outdir *od, const cg_rankset *s, const cg_charts_options *o, cg_error *err);
 
+/* From each row's live_series (chart_rankseries.c): a rank x time heat map
+ * of live bytes, and the highest-peak and median-peak rows' timelines. */
+#define CG_CHART_RANKS_HEATMAP_NAME "ranks_heatmap"
+#define CG_CHART_RANKS_TIMELINES_NAME "ranks_timelines"
+int cg_chart_ranks_heatmap_write(cg_outdir *od, const cg_rankset *s, const cg_charts_options *o, cg_error *err);
+int cg_chart_ranks_timelines_write(cg_outdir *od, const cg_rankset *s, const cg_charts_options *o, cg_error *err);
+
 #endif

@@ -19,12 +19,11 @@ static size_t renumbered(id_table *t, unsigned long id)
 	return t->n;
 }
 
-/* The length of the reference "surface" + digits starting at p (after a
- * '"' or '#'), or 0 when p holds something else. */
-static size_t surface_ref_len(const char *p, const char *end, unsigned long *id)
+/* The length of the reference word + digits starting at p (after a '"'
+ * or '#'), or 0 when p holds something else. */
+static size_t ref_len(const char *p, const char *end, const char *word, unsigned long *id)
 {
-	static const char word[] = "surface";
-	size_t w = sizeof word - 1;
+	size_t w = strlen(word);
 	if ((size_t)(end - p) <= w || memcmp(p, word, w) != 0)
 		return 0;
 	const char *d = p + w;
@@ -37,24 +36,31 @@ static size_t surface_ref_len(const char *p, const char *end, unsigned long *id)
 	return (size_t)(d - p);
 }
 
+/* cairo's two counters: surfaces, and images (an embedded bitmap, as the
+ * ranks heat map draws) */
+static const char *const words[] = {"surface", "image"};
+#define NWORDS (sizeof words / sizeof *words)
+
 void cg_svg_write_renumbered(cg_sink *out, const char *svg, size_t n)
 {
-	id_table t = {0};
+	id_table t[NWORDS] = {{0}};
 	const char *p = svg, *end = svg + n, *copied = svg;
-	while (p < end) {
-		const char *q = memchr(p, 's', (size_t)(end - p));
-		if (!q)
-			break;
-		unsigned long id;
-		size_t len = q > svg && (q[-1] == '"' || q[-1] == '#') ? surface_ref_len(q, end, &id) : 0;
-		if (!len) {
-			p = q + 1;
+	for (; p < end; p++) {
+		if (p == svg || (p[-1] != '"' && p[-1] != '#') || (*p != 's' && *p != 'i'))
 			continue;
+		for (size_t k = 0; k < NWORDS; k++) {
+			unsigned long id;
+			size_t len = ref_len(p, end, words[k], &id);
+			if (!len)
+				continue;
+			cg_sink_write(out, copied, (size_t)(p - copied));
+			cg_sink_printf(out, "%s%zu", words[k], renumbered(&t[k], id));
+			copied = p + len;
+			p += len - 1;
+			break;
 		}
-		cg_sink_write(out, copied, (size_t)(q - copied));
-		cg_sink_printf(out, "surface%zu", renumbered(&t, id));
-		copied = p = q + len;
 	}
 	cg_sink_write(out, copied, (size_t)(end - copied));
-	cg_free(t.ids);
+	for (size_t k = 0; k < NWORDS; k++)
+		cg_free(t[k].ids);
 }

@@ -1,4 +1,4 @@
-/* cairo numbers the SVG surfaces it writes ("surface2009") from a counter
+/* cairo numbers the SVG surfaces and images it writes ("surface2009") from counters
  * of the process, so one chart's bytes would depend on what was drawn
  * before it (a job's rank reports, cgmem report beside cgmem merge). */
 #ifndef CG_SVGIDS_H
@@ -9,8 +9,9 @@
 #include "sink.h"
 
 /* Writes the SVG text svg[0..n) to out with each surface id (in
- * id="surfaceN" and "#surfaceN") renumbered 1, 2, ... in order of first
- * appearance: the bytes of the chart as if drawn alone. */
+ * id="surfaceN" and "#surfaceN") and each image id ("imageN")
+ * renumbered 1, 2, ... in order of first appearance: the bytes of the
+ * chart as if drawn alone. */
 void cg_svg_write_renumbered(cg_sink *out, const char *svg, size_t n);
 
 #endif

@@ -47,6 +47,19 @@ static void device(cg_jw *w, const cg_rank_device *d)
 	for (int c = 0; c < CG_CAT_COUNT; c++)
 		kv_i64(w, cg_category_name((cg_category)c), d->at_peak[c]);
 	cg_jw_end(w);
+	cg_jw_key(w, "live_series");
+	if (d->nseries) {
+		cg_jw_object(w);
+		kv_i64(w, "end_ns", d->series_end_ns);
+		cg_jw_key(w, "max_bytes");
+		cg_jw_array(w);
+		for (size_t k = 0; k < d->nseries; k++)
+			cg_jw_i64(w, d->series[k]);
+		cg_jw_end(w);
+		cg_jw_end(w);
+	} else {
+		cg_jw_null(w);
+	}
 	cg_jw_end(w);
 }
 

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "liveseries.h"
+
 static void kv_null(cg_jw *w, const char *key)
 {
 	cg_jw_key(w, key);
@@ -203,6 +205,23 @@ static void write_span_tree(cg_jw *w, const cg_analysis *a, uint32_t d)
 	cg_jw_end(w);
 }
 
+/* The downsampled live bytes the charts across ranks draw (liveseries.h),
+ * over the trace's [0, its last time]: one axis for all its devices. */
+static void write_live_series(cg_jw *w, const cg_timeline *tl, uint32_t d)
+{
+	uint64_t v[CG_LIVE_SERIES_BUCKETS];
+	size_t n = cg_live_series(tl, d, tl->last_t_ns, v);
+	cg_jw_key(w, "live_series");
+	cg_jw_object(w);
+	cg_jw_kv_u64(w, "end_ns", tl->last_t_ns);
+	cg_jw_key(w, "max_bytes");
+	cg_jw_array(w);
+	for (size_t k = 0; k < n; k++)
+		cg_jw_u64(w, v[k]);
+	cg_jw_end(w);
+	cg_jw_end(w);
+}
+
 static void write_over_time(cg_jw *w, const cg_analysis *a, uint32_t d)
 {
 	const cg_timeline *tl = a->tl;
@@ -258,6 +277,7 @@ static void write_over_time(cg_jw *w, const cg_analysis *a, uint32_t d)
 		cg_jw_end(w);
 	}
 	cg_jw_end(w);
+	write_live_series(w, tl, d);
 	cg_jw_end(w);
 }
 

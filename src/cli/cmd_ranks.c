@@ -43,6 +43,10 @@ int cg_cmd_ranks_write_top(cg_outdir *od, cg_rankset *s, bool html, cg_error *er
 	if (rc == 0)
 		rc = cg_chart_ranks_write(od, s, &co, err);
 	if (rc == 0)
+		rc = cg_chart_ranks_heatmap_write(od, s, &co, err);
+	if (rc == 0)
+		rc = cg_chart_ranks_timelines_write(od, s, &co, err);
+	if (rc == 0)
 		rc = cg_ranks_report_write(od, s, f, true, html, err);
 	cg_ranks_free(f);
 	return rc;

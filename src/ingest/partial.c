@@ -153,6 +153,26 @@ static const char *get_str(jv v)
 	return cJSON_IsString(v.j) ? v.j->valuestring : NULL;
 }
 
+/* A live_series object ({end_ns, max_bytes: [...]}) into d; left empty
+ * when absent or not integers (a partial of an older cgmem). */
+static void read_series(cg_rank_device *d, jv ls)
+{
+	size_t n = 0;
+	jv *v = elements(member(ls, "max_bytes"), &n);
+	if (n && get_i64(member(ls, "end_ns"), &d->series_end_ns)) {
+		d->series = cg_malloc(n * sizeof *d->series);
+		d->nseries = n;
+		for (size_t k = 0; k < n; k++)
+			if (!get_i64(v[k], &d->series[k]) || d->series[k] < 0) {
+				cg_free(d->series);
+				d->series = NULL;
+				d->nseries = 0;
+				break;
+			}
+	}
+	cg_free(v);
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? cg_strdup(s) : NULL;
@@ -271,6 +291,7 @@ static void read_device(cg_rank *r, jv dev, jv steps)
 	jv by_cat = member(member(dev, "at_peak"), "by_category");
 	for (int c = 0; c < CG_CAT_COUNT; c++)
 		get_i64(member(member(by_cat, cg_category_name((cg_category)c)), "bytes"), &d->at_peak[c]);
+	read_series(d, member(member(dev, "over_time"), "live_series"));
 }
 
 static int read_summary(cg_rankset *s, jv root, const char *name, const regex_t *re, cg_error *err)
@@ -364,6 +385,7 @@ static int read_row(cg_rankset *s, jv row, const char *name, size_t i, cg_error 
 			d->has_phase[p] = get_i64(member(bp, cg_phase_name((cg_phase)p)), &d->phase_peak[p]);
 		for (int c = 0; c < CG_CAT_COUNT; c++)
 			get_i64(member(bc, cg_category_name((cg_category)c)), &d->at_peak[c]);
+		read_series(d, member(devs[k], "live_series"));
 	}
 	cg_free(devs);
 	return 0;

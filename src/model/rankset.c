@@ -32,6 +32,7 @@ static void rank_free(cg_rank *r)
 		cg_free(r->devices[i].name);
 		cg_free(r->devices[i].step);
 		cg_free(r->devices[i].phase);
+		cg_free(r->devices[i].series);
 	}
 	cg_free(r->devices);
 	cg_free(r->file);

@@ -39,6 +39,12 @@ typedef struct cg_rank_device {
 	int64_t phase_peak[CG_PHASE_COUNT];
 	/* live bytes at the peak by category */
 	int64_t at_peak[CG_CAT_COUNT];
+	/* live bytes over [0, series_end_ns] of the rank's trace, downsampled
+	 * (over_time.live_series: per bucket the max); nseries 0 when the
+	 * partial has none (older cgmem) */
+	int64_t series_end_ns;
+	size_t nseries;
+	int64_t *series;
 } cg_rank_device;
 
 typedef struct cg_rank {

@@ -130,9 +130,23 @@ def job_figures(cgmem, tmp, files):
                  "| optimizer | 4 | 850.0 MiB | 0 | 450.0 MiB | 1.89 | 400.0 MiB |"):
         check(line in md, f"report.md has: {line}")
     check(os.path.exists(os.path.join(out, "report.html")), "report.html")
-    check(sorted(os.listdir(out)) == [".cgmem-manifest", "ranks", "ranks_peak.png", "ranks_peak.svg", "report.html",
-                                      "report.md", "summary.json"], f"the top folder: {sorted(os.listdir(out))}")
+    check(sorted(os.listdir(out)) == [".cgmem-manifest", "ranks", "ranks_heatmap.png", "ranks_heatmap.svg",
+                                      "ranks_peak.png", "ranks_peak.svg", "ranks_timelines.png",
+                                      "ranks_timelines.svg", "report.html", "report.md", "summary.json"],
+          f"the top folder: {sorted(os.listdir(out))}")
     check("![Peak per rank, by category at the peak](ranks_peak.png)" in md, "report.md shows the chart")
+    # the heat map and the timelines beside it, at the default size as ranks_peak
+    for name, alt in (("ranks_heatmap", "Live memory per rank over time (trace time)"),
+                      ("ranks_timelines", "Highest and median rank over time")):
+        check(f"![{alt}]({name}.png)" in md, f"report.md shows {name}")
+        check(f'<figcaption>{alt}</figcaption>\n<div class="files"><a href="{name}.png">PNG</a>'
+              in read(os.path.join(out, "report.html")), f"report.html shows {name}")
+        png = read(os.path.join(out, name + ".png"), "rb")
+        check(png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR" and
+              int.from_bytes(png[16:20], "big") == 1600 and int.from_bytes(png[20:24], "big") == 900,
+              f"{name}.png is a 1600 x 900 PNG")
+        svg = read(os.path.join(out, name + ".svg"))
+        check(svg.startswith("<?xml") and 'width="1600px" height="900px"' in svg, f"{name}.svg is 1600 x 900")
     check("Each rank's own report: [rank 0](ranks/0/report.html) · [rank 1](ranks/1/report.html) · " in md,
           "report.md links each rank's report")
     check('<a href="ranks/7/report.html">rank 7</a></p>' in read(os.path.join(out, "report.html")),
@@ -192,6 +206,75 @@ def merge_laws(cgmem, tmp, files, out):
     run(cgmem, "merge", "-q", "-o", tree, ed, parts[7])
     check(top_files(tree) == top_files(out), "the report from a tree of merges is report's")
     return parts
+
+
+def expected_series(rank, end_ns, n=256):
+    """A JSONL rank's live_series worked out from gen_ranks.plan: bucket k
+    holds the times t with t n // end_ns == k (the last also later ones),
+    its value the largest live bytes entering it or after a record in it."""
+    ev, _ = gen_ranks.plan(rank)  # rank 2's: up to its last whole record, at the cut
+    vals, live, cur = [0], 0, 0
+    for (t_ms, _, action, nbytes, _, _, _) in ev:
+        b = min(n - 1, t_ms * 1000000 * n // end_ns)
+        while cur < b:
+            vals.append(live)
+            cur += 1
+        live += nbytes if action == "alloc" else -nbytes
+        vals[cur] = max(vals[cur], live)
+    while cur < n - 1:
+        vals.append(live)
+        cur += 1
+    return vals
+
+
+def live_series(cgmem, tmp, out, parts):
+    """Point 1 of the rank charts: each device's downsampled live bytes in a
+    rank's summary.json (over_time.live_series) and in the ranks rows."""
+    rows = {r["rank"]: r for r in json.loads(read(os.path.join(out, "summary.json")))["ranks"]["rows"]}
+    for r, row in rows.items():
+        dev = row["devices"][0]
+        ls = dev["live_series"]
+        vals = ls["max_bytes"]
+        check(len(vals) == 256, f"rank {r}: 256 buckets, not {len(vals)}")
+        check(max(vals) == dev["peak_bytes"], f"rank {r}: the series' max {max(vals)} is the peak {dev['peak_bytes']}")
+        k = min(255, dev["peak_time_ns"] * 256 // ls["end_ns"])
+        check(vals[k] == dev["peak_bytes"], f"rank {r}: bucket {k} (of the peak's time) holds the peak exactly")
+    # JSONL ranks: the axis ends at the last step's span end, 2.95 s (2 s +
+    # 950 ms); rank 2 at its cut, 1.1 s; the values as the plan gives them
+    for r, end_ns in ((0, 2950000000), (1, 2950000000), (2, 1100000000), (3, 2950000000)):
+        ls = rows[r]["devices"][0]["live_series"]
+        check(ls["end_ns"] == end_ns, f"rank {r}: end_ns {ls['end_ns']} != {end_ns}")
+        want = expected_series(r, end_ns)
+        check(ls["max_bytes"] == want, f"rank {r}: the series is not the plan's: {ls['max_bytes'][:16]} vs {want[:16]}")
+    # by hand, rank 0 (stage 0, P = A = G = 400 MiB) over 2.95 s in 256
+    # buckets of 11.52 ms: bucket 0 holds the parameters (10 ms), bucket 8
+    # (92.2..103.7 ms) the forward's +400 at 100 ms, bucket 34 (391.7..403.3
+    # ms) the peak 1200 at 400 ms, bucket 52 (599.2..610.7 ms) keeps 1200
+    # entering it and 800 after the free at 600 ms
+    v0 = rows[0]["devices"][0]["live_series"]["max_bytes"]
+    check([v0[0] // MIB, v0[7] // MIB, v0[8] // MIB, v0[33] // MIB, v0[34] // MIB, v0[52] // MIB, v0[53] // MIB]
+          == [400, 400, 800, 800, 1200, 1200, 800], f"rank 0 by hand: {[x // MIB for x in v0[:60]]}")
+    # each part's series goes through merge unchanged, byte for byte
+    by_file = {row["file"]: row for row in rows.values()}
+    check(len(parts) == 8, "8 parts")
+    for p in parts:
+        d = json.loads(read(p))
+        row = by_file[os.path.basename(d["source"]["path"])]
+        r = row["rank"]
+        check(row["devices"][0]["live_series"] == d["devices"][0]["over_time"]["live_series"],
+              f"rank {r}: the ranks row's live_series is its part's")
+    # a partial without one (an older cgmem's) merges, its row's series null,
+    # and the charts are still drawn
+    d = json.loads(read(parts[0]))
+    del d["devices"][0]["over_time"]["live_series"]
+    old = os.path.join(tmp, "old_part.json")
+    with open(old, "w") as fh:
+        json.dump(d, fh)
+    merged = json.loads(run(cgmem, "merge", "--json", old, parts[1]).stdout)["ranks"]["rows"]
+    check(merged[0]["devices"][0]["live_series"] is None and merged[1]["devices"][0]["live_series"] is not None,
+          "a part without live_series gives null")
+    run(cgmem, "merge", "-q", old, parts[1], "-o", os.path.join(tmp, "old_merged"))
+    check(os.path.exists(os.path.join(tmp, "old_merged", "ranks_heatmap.png")), "charts drawn without a series")
 
 
 def tree_bytes(d):
@@ -405,6 +488,7 @@ def main():
         out = job_figures(cgmem, tmp, files)
         schema(out, samples)
         parts = merge_laws(cgmem, tmp, files, out)
+        live_series(cgmem, tmp, out, parts)
         merge_of_report_folders(cgmem, tmp, files, out)
         conflicts_and_gaps(cgmem, tmp, files, parts)
         real_samples(cgmem, tmp, samples)

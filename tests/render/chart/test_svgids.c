@@ -24,6 +24,15 @@ static void ids_are_numbered_from_one_in_order_of_appearance(void **state)
 		   "<rect fill=\"url(#surface2)\"/></g></g>");
 }
 
+static void image_ids_are_numbered_apart_from_surfaces(void **state)
+{
+	/* the ranks heat map embeds an image: cairo counts those separately */
+	renumbered("<image id=\"image2098\" width=\"8\"/><g id=\"surface40\"><use xlink:href=\"#image2098\"/>"
+		   "<image id=\"image2100\"/></g> \"images3\" \"image\"",
+		   "<image id=\"image1\" width=\"8\"/><g id=\"surface1\"><use xlink:href=\"#image1\"/>"
+		   "<image id=\"image2\"/></g> \"images3\" \"image\"");
+}
+
 static void other_text_is_left_alone(void **state)
 {
 	/* not an id: no quote or '#' before, no digits, letters after, at the end */
@@ -37,6 +46,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ids_are_numbered_from_one_in_order_of_appearance),
+		cmocka_unit_test(image_ids_are_numbered_apart_from_surfaces),
 		cmocka_unit_test(other_text_is_left_alone),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
