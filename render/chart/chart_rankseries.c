@@ -102,14 +102,28 @@ static void draw_heatmap(cg_chart *c, const void *ctx)
 	size_t ncols = cw >= 1 ? (size_t)cw : 1;
 	/* one pixel per row and column, scaled up without smoothing: an SVG
 	 * holds it as one embedded image, not a rectangle per cell, so the
-	 * chart's size does not grow with ranks x columns */
-	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ncols, (int)(n ? n : 1));
-	unsigned char *px = cairo_image_surface_get_data(img);
-	int stride = cairo_image_surface_get_stride(img);
+	 * chart's size does not grow with ranks x columns. More rows than
+	 * pixels share a pixel row, which shows the most of them: a rank's
+	 * peak is never dropped by the scaling. */
+	size_t nimg = n ? n : 1;
+	if ((double)nimg > plot.y1 - plot.y0 && plot.y1 - plot.y0 >= 1)
+		nimg = (size_t)(plot.y1 - plot.y0);
+	enum { ENDED, VALUE, NO_SERIES };
+	uint64_t *cell = cg_reallocarray(NULL, nimg * ncols, sizeof *cell);
+	unsigned char *state = cg_calloc(nimg * ncols, 1);
 	uint64_t *col = cg_malloc(ncols * sizeof *col);
 	bool *has = cg_malloc(ncols * sizeof *has);
-	for (size_t i = 0; i < n && px; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const cg_rank_device *d = rows[i].d;
+		size_t r = i * nimg / n;
+		uint64_t *out = cell + r * ncols;
+		unsigned char *st = state + r * ncols;
+		if (!d->nseries) {
+			for (size_t j = 0; j < ncols; j++)
+				if (st[j] == ENDED)
+					st[j] = NO_SERIES;
+			continue;
+		}
 		memset(col, 0, ncols * sizeof *col);
 		memset(has, 0, ncols * sizeof *has);
 		/* each column the largest bucket overlapping it: the peak's column
@@ -127,22 +141,37 @@ static void draw_heatmap(cg_chart *c, const void *ctx)
 				has[j] = true;
 			}
 		}
-		uint32_t *line = (uint32_t *)(void *)(px + (size_t)stride * i);
+		for (size_t j = 0; j < ncols; j++)
+			if (has[j] && (st[j] != VALUE || col[j] > out[j])) {
+				out[j] = col[j];
+				st[j] = VALUE;
+			}
+	}
+	cg_free(col);
+	cg_free(has);
+	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ncols, (int)nimg);
+	unsigned char *px = cairo_image_surface_get_data(img);
+	int stride = cairo_image_surface_get_stride(img);
+	for (size_t r = 0; r < nimg && px; r++) {
+		uint32_t *line = (uint32_t *)(void *)(px + (size_t)stride * r);
 		for (size_t j = 0; j < ncols; j++) {
-			cg_rgb rgb = !d->nseries ? cg_rgb_hex(CG_GRID) : has[j] ? heat((double)col[j] / max) : cg_rgb_hex(0xFFFFFF);
+			unsigned char st = state[r * ncols + j];
+			cg_rgb rgb = st == NO_SERIES ? cg_rgb_hex(CG_GRID)
+				     : st == VALUE   ? heat((double)cell[r * ncols + j] / max)
+						     : cg_rgb_hex(0xFFFFFF);
 			line[j] = (uint32_t)(rgb.r * 255 + 0.5) << 16 | (uint32_t)(rgb.g * 255 + 0.5) << 8 |
 				  (uint32_t)(rgb.b * 255 + 0.5);
 		}
 	}
-	cg_free(col);
-	cg_free(has);
+	cg_free(cell);
+	cg_free(state);
 	cairo_surface_mark_dirty(img);
 	cairo_save(c->cr);
 	cairo_translate(c->cr, plot.x0, plot.y0);
-	cairo_scale(c->cr, cw / (double)ncols, rh);
+	cairo_scale(c->cr, cw / (double)ncols, (plot.y1 - plot.y0) / (double)nimg);
 	cairo_set_source_surface(c->cr, img, 0, 0);
 	cairo_pattern_set_filter(cairo_get_source(c->cr), CAIRO_FILTER_NEAREST);
-	cairo_rectangle(c->cr, 0, 0, (double)ncols, (double)(n ? n : 1));
+	cairo_rectangle(c->cr, 0, 0, (double)ncols, (double)nimg);
 	cairo_fill(c->cr);
 	cairo_restore(c->cr);
 	cairo_surface_destroy(img);
