@@ -126,6 +126,21 @@ static uint32_t *select_devices(const cg_analysis *a, uint32_t max, uint32_t *n)
 
 #define REPORT_KEY_DEVICES 8
 #define REPORT_DETAIL_DEVICES 32
+/* Rows of a ranking table on paper: the top few; the page says where the
+ * rest are (issue 15: the report of a large trace in a handful of pages). */
+#define PRINT_ROWS 5
+
+/* The rows device dv's ranking tables print: fewer for a CPU beside an
+ * accelerator, the secondary device of a GPU run, condensed on paper. */
+static size_t print_rows(const cg_timeline *tl, uint32_t dv)
+{
+	if (!cg_device_is_cpu(tl, dv))
+		return PRINT_ROWS;
+	for (uint32_t i = 0; i < tl->ndevices; i++)
+		if (!cg_device_is_cpu(tl, i))
+			return 3;
+	return PRINT_ROWS;
+}
 
 static void key_figures(cg_doc *d, const cg_analysis *a)
 {
@@ -368,6 +383,7 @@ static void where_allocated(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 	ROW(d, frames ? "stack, innermost first (frames of one name under one parent merged)"
 		      : "span path (spans of one name under one parent merged)",
 	    "bytes", "of the peak", "allocations");
+	cg_doc_table_print_rows(d, print_rows(tl, dv), "summary.json's span_tree_at_peak");
 	for (size_t k = 0; k < n && k < 15; k++) {
 		char *path = node_path(tl, t, (uint32_t)(own[k] - t->nodes));
 		cell b, p, c;
@@ -395,6 +411,7 @@ static void largest_at_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 	cg_doc_table(d, 8, frames ? "rkkkkrrs" : "rkkkkrrp");
 	ROW(d, "bytes", "category", "phase", "op", "shape, dtype", "allocated at", "freed at",
 	    frames ? "where: module \xc2\xb7 stack, innermost first" : "span path");
+	cg_doc_table_print_rows(d, print_rows(tl, dv), "summary.json's at_peak.top");
 	for (size_t k = 0; k < top; k++) {
 		const cg_live_alloc *la = &ls->allocs[k];
 		cell b, at, fr, sh;
@@ -572,6 +589,7 @@ static void end_of_trace(cg_doc *d, const cg_analysis *a, uint32_t dv)
 	bool frames = cg_stack_is_frames(tl);
 	cg_doc_table(d, 5, frames ? "rrkks" : "rrkkp");
 	ROW(d, "at", "bytes", "op", "category", frames ? "where: module \xc2\xb7 stack, innermost first" : "span path");
+	cg_doc_table_print_rows(d, print_rows(tl, dv), "summary.json's end.last_allocations");
 	for (uint32_t k = 0; k < e->nlast && k < 10; k++) {
 		const cg_mem *m = &tl->mem[e->last_allocs[k]];
 		char *path = cg_stack_span_cell(tl, m->span);
@@ -712,6 +730,7 @@ static void run_section(cg_doc *d, const cg_timeline *tl)
 		cg_doc_note(d, "The trace has no meta record: its run metadata is unknown.");
 	cg_doc_table(d, 2, "kl");
 	ROW(d, "run", "value");
+	cg_doc_table_print_rows(d, 2 * PRINT_ROWS, "summary.json's source and run");
 	ROW(d, "trace", s->display_name ? s->display_name : "");
 	char fmt[256];
 	snprintf(fmt, sizeof fmt, "%s%s, %s, %s %ss", s->format ? s->format : "", s->gzip ? " (gzip)" : "",

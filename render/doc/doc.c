@@ -25,6 +25,7 @@ void cg_doc_free(cg_doc *d)
 		cg_free(b->name);
 		cg_free(b->body);
 		cg_free(b->align);
+		cg_free(b->print_where);
 		for (size_t k = 0; k < b->nrows * b->ncols; k++)
 			cg_free(b->cells[k]);
 		cg_free(b->cells);
@@ -121,6 +122,15 @@ void cg_doc_row(cg_doc *d, const char *const *cells)
 	for (size_t i = 0; i < b->ncols; i++)
 		b->cells[b->nrows * b->ncols + i] = cg_strdup(cells[i] ? cells[i] : "");
 	b->nrows++;
+}
+
+void cg_doc_table_print_rows(cg_doc *d, size_t n, const char *where)
+{
+	cg_doc_block *b = &d->blocks[d->n - 1];
+	assert(b->kind == CG_DOC_TABLE && n > 0);
+	b->print_rows = n;
+	cg_free(b->print_where);
+	b->print_where = where ? cg_strdup(where) : NULL;
 }
 
 void cg_doc_links(cg_doc *d, const char *label, size_t n, const char *const *texts, const char *const *hrefs)

@@ -42,6 +42,8 @@ typedef struct cg_doc_block {
 	char **cells;	 /* table: header row then rows, ncols each */
 	size_t nrows;	 /* table rows including the header */
 	size_t cells_cap;
+	size_t print_rows; /* table: rows printed, the header not counted; 0: all */
+	char *print_where; /* table: where the rows not printed are, besides the screen */
 } cg_doc_block;
 
 typedef struct cg_doc {
@@ -71,6 +73,11 @@ void cg_doc_details(cg_doc *d, const char *summary, const char *body);
  * The next call to cg_doc_row gives the header. */
 void cg_doc_table(cg_doc *d, size_t ncols, const char *align);
 void cg_doc_row(cg_doc *d, const char *const *cells);
+/* On paper, the table just started prints its first n rows (the header not
+ * counted) and, when it has more, a note that says how many more and where
+ * they are: on screen and in `where` ("summary.json", copied; NULL: the
+ * screen only). The screen and Markdown show every row. */
+void cg_doc_table_print_rows(cg_doc *d, size_t n, const char *where);
 /* "label: text1 · text2 · ...", each text a link to its href, a path
  * relative to the document made of [A-Za-z0-9._/-] only (links to files
  * the same folder holds, such as a rank's report). */

@@ -14,7 +14,10 @@
  * page colour, figures, rows and call-outs kept whole, header rows repeated
  * on each page (real <thead>), tables at 8pt that fit the page: cells may
  * wrap (keys between names, at their <wbr>), span paths keep 28ch, and the
- * links to chart files, useless on paper, are left out. */
+ * links to chart files and the contents, useless on paper, are left out.
+ * To fit a big report in a few pages (issue 15), each section's charts
+ * stand two abreast at its end, and a table cut for paper (print_rows)
+ * prints its first rows and a note (.pn) that says so. */
 static const char style[] =
 	"*{box-sizing:border-box}"
 	"body{margin:0;background:#f4f4f2;color:#1a1a1a;"
@@ -48,6 +51,7 @@ static const char style[] =
 	".files{font-size:13px;color:#666;margin-top:2px}"
 	"details>summary{cursor:pointer}"
 	".st{margin:4px 0 0;padding-left:20px;font-size:12px}"
+	".pn{display:none}"
 	"pre{background:#f6f6f6;padding:12px;overflow:auto;font-size:13px;white-space:pre-wrap}"
 	"@media (max-width:600px){"
 	"main{padding:16px 12px 40px}"
@@ -59,7 +63,9 @@ static const char style[] =
 	"@media (min-width:1000px){nav>ol{columns:2;column-gap:48px}nav>ol>li{break-inside:avoid}.p{min-width:32ch}}"
 	"@page{margin:14mm 12mm}"
 	"@media print{"
-	"body{background:none;font-size:10.5pt}"
+	"body{background:none;font-size:9.5pt;line-height:1.4}"
+	"h1{font-size:18pt}h2{font-size:14pt;margin:18px 0 6px}h3{font-size:11pt;margin:12px 0 4px}"
+	"p{margin:0 0 6px}.tw{margin:4px 0 8px}nav{margin:6px 0}"
 	"main{max-width:none;margin:0;padding:0;min-height:0}"
 	"a{color:inherit;text-decoration:none}"
 	"h2,h3{break-after:avoid;page-break-after:avoid}"
@@ -73,9 +79,17 @@ static const char style[] =
 	".k{white-space:normal;overflow-wrap:break-word}"
 	".p{font-size:inherit;min-width:28ch}"
 	".files{display:none}"
+	/* links without page numbers: no use on paper */
+	"nav#contents{display:none}"
 	/* a closed stack prints as its one summary line */
 	".sk summary{list-style:none;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:36ch}"
-	"figure svg,figure img{max-height:88mm;width:auto;max-width:100%;margin:0 auto}}";
+	"tr.pm{display:none}"
+	".pn{display:block}"
+	/* each section's charts two abreast at its end, after its text */
+	"section{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:flex-start}"
+	"section>*{flex:0 0 100%;max-width:100%}"
+	"section>figure{order:1;flex:0 0 49%;margin:6px 0 10px}"
+	"figure svg,figure img{max-height:60mm;width:auto;max-width:100%;margin:0 auto}}";
 
 static void put_text(cg_sink *out, const char *s)
 {
@@ -144,7 +158,8 @@ static void put_table(cg_sink *out, const cg_doc_block *b)
 	for (size_t r = 0; r < b->nrows; r++) {
 		if (r <= 1)
 			cg_sink_puts(out, r == 0 ? "<thead>\n" : "<tbody>\n");
-		cg_sink_puts(out, "<tr>");
+		/* past the rows printed: on screen only (class pm) */
+		cg_sink_puts(out, b->print_rows && r > b->print_rows ? "<tr class=\"pm\">" : "<tr>");
 		for (size_t c = 0; c < b->ncols; c++) {
 			const char *tag = r == 0 ? "th" : "td";
 			char a = b->align[c];
@@ -169,6 +184,16 @@ static void put_table(cg_sink *out, const cg_doc_block *b)
 	if (b->nrows > 1)
 		cg_sink_puts(out, "</tbody>\n");
 	cg_sink_puts(out, "</table></div>\n");
+	if (b->print_rows && b->nrows - 1 > b->print_rows) {
+		/* on paper, never a silent cut */
+		size_t all = b->nrows - 1;
+		cg_sink_printf(out, "<p class=\"note pn\">Printed: the first %zu of these %zu rows; the other %zu are in report.html on screen", b->print_rows, all, all - b->print_rows);
+		if (b->print_where) {
+			cg_sink_puts(out, " and in ");
+			put_text(out, b->print_where);
+		}
+		cg_sink_puts(out, ".</p>\n");
+	}
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -350,7 +375,7 @@ int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *
 	cg_sink_puts(out, "</h1>\n");
 	unsigned figures = 0;
 	char **ids = cg_doc_heading_ids(d);
-	bool listed = false;
+	bool listed = false, section = false;
 	for (size_t i = 0; i < d->n; i++) {
 		const cg_doc_block *b = &d->blocks[i];
 		if (b->kind == CG_DOC_HEADING && !listed) {
@@ -359,6 +384,11 @@ int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *
 		}
 		switch (b->kind) {
 		case CG_DOC_HEADING:
+			/* an h2 and what follows it up to the next: a section */
+			if (b->level <= 2) {
+				cg_sink_puts(out, section ? "</section>\n<section>\n" : "<section>\n");
+				section = true;
+			}
 			cg_sink_printf(out, "<h%d id=\"%s\">", b->level <= 2 ? 2 : 3, ids[i]);
 			put_text(out, b->text);
 			cg_sink_printf(out, "</h%d>\n", b->level <= 2 ? 2 : 3);
@@ -410,6 +440,8 @@ int cg_doc_write_html(const cg_doc *d, cg_sink *out, const char *dir, cg_error *
 		}
 	}
 	cg_doc_ids_free(ids, d->n);
+	if (section)
+		cg_sink_puts(out, "</section>\n");
 	cg_sink_puts(out, "</main>\n</body>\n</html>\n");
 	return 0;
 }

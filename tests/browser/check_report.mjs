@@ -4,6 +4,8 @@
 //   node check_report.mjs layout CGMEM SAMPLE...   at 420, 1280 and 1920 px
 //   node check_report.mjs print CGMEM SAMPLE...    printed, and page.pdf()
 //
+// In print, SAMPLE<=N also requires at most N A4 pages.
+//
 // Each sample's report is written by CGMEM into a temporary folder, opened
 // as a file: URL with nothing else allowed to load, and measured. Every
 // wait is bounded; exit status 0 when every check passed, 1 otherwise.
@@ -147,7 +149,8 @@ function printChecks() {
     probe.remove();
     return w;
   };
-  const paths = [...document.querySelectorAll('td.p')].map((td) => {
+  // the cells printed: rows left for the screen (tr.pm) have no width
+  const paths = [...document.querySelectorAll('td.p')].filter((td) => td.getClientRects().length > 0).map((td) => {
     const s = style(td);
     return (td.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)) / ch(td);
   });
@@ -162,6 +165,17 @@ function printChecks() {
       .map((t) => `"${t.rows[0].textContent.slice(0, 40)}" ${Math.round(t.getBoundingClientRect().right)} px`),
     narrowest_path: paths.length ? Math.round(Math.min(...paths)) : null,
     background: style(document.body).backgroundColor,
+    // rows left off the paper, and whether each such table's note says so
+    cut_rows: document.querySelectorAll('tr.pm').length,
+    cut_hidden: [...document.querySelectorAll('tr.pm')].filter((r) => style(r).display === 'none').length,
+    cut_tables: tables.filter((t) => t.querySelector('tr.pm')).length,
+    cut_notes: tables.filter((t) => {
+      const n = t.closest('.tw').nextElementSibling;
+      const shown = t.tBodies[0] ? [...t.tBodies[0].rows].filter((r) => style(r).display !== 'none').length : 0;
+      const all = t.tBodies[0] ? t.tBodies[0].rows.length : 0;
+      return t.querySelector('tr.pm') && n && n.classList.contains('pn') && style(n).display !== 'none' &&
+        n.textContent.startsWith(`Printed: the first ${shown} of these ${all} rows; the other ${all - shown} are in report.html on screen`);
+    }).length,
   };
 }
 
@@ -195,7 +209,7 @@ async function layout(browser, sample, dir) {
   await page.close();
 }
 
-async function print(browser, sample, dir) {
+async function print(browser, sample, dir, maxPages) {
   const page = await open(browser, dir);
   await page.setViewport({ width: PRINT_WIDTH, height: 1000 });
   await page.emulateMediaType('print');
@@ -206,10 +220,16 @@ async function print(browser, sample, dir) {
   check(p.too_wide.length === 0, `${sample}: tables wider than the page (${PRINT_WIDTH} px): ${p.too_wide.join('; ')}`);
   check(p.narrowest_path === null || p.narrowest_path >= 28, `${sample}: a path column holds ${p.narrowest_path} characters`);
   check(['rgba(0, 0, 0, 0)', 'rgb(255, 255, 255)'].includes(p.background), `${sample}: the page is ${p.background} in print`);
+  check(p.cut_hidden === p.cut_rows, `${sample}: ${p.cut_rows - p.cut_hidden} of ${p.cut_rows} rows meant for the screen print`);
+  check(p.cut_notes === p.cut_tables, `${sample}: ${p.cut_tables - p.cut_notes} of ${p.cut_tables} tables cut on paper without a note saying so`);
   const pdf = Buffer.from(await page.pdf({ format: 'A4', timeout: 60_000 }));
   const pages = (pdf.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g) || []).length;
   check(pdf.subarray(0, 5).toString() === '%PDF-', `${sample}: page.pdf() gave no PDF`);
   check(pages > 1, `${sample}: the PDF has ${pages} pages`);
+  if (maxPages !== undefined) {
+    check(pages <= maxPages, `${sample}: the PDF has ${pages} pages, more than ${maxPages}`);
+    check(p.cut_tables > 0, `${sample}: no table is cut on paper (a large trace's should be)`);
+  }
   console.log(`${sample}: ${pages} pages, ${p.figures} figures, ${p.rows} rows, narrowest path column ${p.narrowest_path} characters`);
   await page.close();
 }
@@ -225,9 +245,11 @@ try {
     timeout: 30_000,
     protocolTimeout: 90_000,
   });
-  for (const sample of samples) {
+  for (const arg of samples) {
+    // SAMPLE<=N: its printed report must fit in N pages
+    const [sample, most] = arg.split('<=');
     const dir = writeReport(sample);
-    await (mode === 'layout' ? layout : print)(browser, sample, dir);
+    await (mode === 'layout' ? layout : print)(browser, sample, dir, most === undefined ? undefined : Number(most));
   }
 } catch (e) {
   check(false, `${e.stack || e}`);

@@ -63,6 +63,37 @@ static void the_page_is_complete_and_self_contained(void **state)
 	cg_doc_free(d);
 }
 
+/* A table cut for paper: its rows past the first n are marked for the
+ * screen alone, and a note printed under it says how many and where. */
+static void a_table_cut_for_paper_says_so(void **state)
+{
+	cg_doc *d = cg_doc_new("t");
+	cg_doc_table(d, 1, "r");
+	cg_doc_table_print_rows(d, 2, "summary.json's at_peak.top");
+	cg_doc_row(d, (const char *const[]){"bytes"});
+	for (int i = 1; i <= 4; i++)
+		cg_doc_row(d, (const char *const[]){i == 1 ? "1" : i == 2 ? "2" : i == 3 ? "3" : "4"});
+	/* as many rows as are printed: no note */
+	cg_doc_table(d, 1, "r");
+	cg_doc_table_print_rows(d, 1, NULL);
+	cg_doc_row(d, (const char *const[]){"bytes"});
+	cg_doc_row(d, (const char *const[]){"9"});
+	char *page = html(d, tu_tmpdir());
+	assert_non_null(strstr(page, "<tbody>\n<tr><td class=\"r\">1</td></tr>\n<tr><td class=\"r\">2</td></tr>\n"
+				     "<tr class=\"pm\"><td class=\"r\">3</td></tr>\n<tr class=\"pm\"><td class=\"r\">4</td></tr>\n"
+				     "</tbody>\n</table></div>\n"
+				     "<p class=\"note pn\">Printed: the first 2 of these 4 rows; the other 2 are in report.html on "
+				     "screen and in summary.json&#39;s at_peak.top.</p>\n"));
+	assert_non_null(strstr(page, "<tbody>\n<tr><td class=\"r\">9</td></tr>\n</tbody>\n</table></div>\n</main>"));
+	assert_int_equal(count(page, "class=\"pm\""), 2);
+	assert_int_equal(count(page, "class=\"note pn\""), 1);
+	/* on screen the note is hidden, on paper the rows */
+	assert_non_null(strstr(page, ".pn{display:none}"));
+	assert_non_null(strstr(page, "tr.pm{display:none}.pn{display:block}"));
+	free(page);
+	cg_doc_free(d);
+}
+
 static void each_block_has_its_element(void **state)
 {
 	cg_doc *d = cg_doc_new("t");
@@ -82,7 +113,8 @@ static void each_block_has_its_element(void **state)
 				     "<li><a href=\"#one\">One</a></li>\n"
 				     "<li><a href=\"#two\">Two</a>\n<ol>\n<li><a href=\"#three\">Three</a></li>\n</ol>\n</li>\n"
 				     "</ol>\n</nav>\n"
-				     "<h2 id=\"one\">One</h2>\n<h2 id=\"two\">Two</h2>\n<h3 id=\"three\">Three</h3>\n"
+				     "<section>\n<h2 id=\"one\">One</h2>\n</section>\n<section>\n<h2 id=\"two\">Two</h2>\n"
+				     "<h3 id=\"three\">Three</h3>\n"
 				     "<p>A paragraph.</p>\n"
 				     "<p class=\"note\">A note.</p>\n"
 				     "<div class=\"callout\">Read this first.</div>\n"
@@ -92,7 +124,7 @@ static void each_block_has_its_element(void **state)
 				     "<th class=\"p\">path</th></tr>\n</thead>\n"
 				     "<tbody>\n<tr><td>cpu</td><td class=\"r\">15.44 MiB</td><td class=\"k\">k</td>"
 				     "<td class=\"p\">run/<wbr>fwd</td></tr>\n</tbody>\n"
-				     "</table></div>\n</main>"));
+				     "</table></div>\n</section>\n</main>"));
 	free(page);
 	cg_doc_free(d);
 }
@@ -385,6 +417,7 @@ int main(void)
 		cmocka_unit_test(tables_have_a_head_and_sentences_may_wrap),
 		cmocka_unit_test(the_style_prints_whole_rows_and_scrolls_small_tables),
 		cmocka_unit_test(links_are_anchors_with_escaped_texts),
+		cmocka_unit_test(a_table_cut_for_paper_says_so),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }
