@@ -671,30 +671,64 @@
     tip.style.top = (py + 14) + 'px';
   };
 
-  function start() {
+  // Each device's explorer starts as soon as its data element has been
+  // parsed (the parser has gone past it: it has a next sibling), rather
+  // than after the whole page, whose inline SVG charts can take seconds to
+  // parse; DOMContentLoaded starts the rest.
+  var blocks = document.getElementsByClassName('cgx-data'); // live: grows as the page is parsed
+  var scriptMs = 0, firstMs = 0, drawnMs = 0, early = 0, observer = null;
+  window.cgmemExplorers = [];
+  window.cgmemSegmentViews = [];
+
+  function take(block) {
+    if (block.cgxStarted) return;
+    block.cgxStarted = true;
+    if (document.readyState === 'loading') early++;
     var began = performance.now();
-    var style = document.createElement('style');
-    style.textContent = CSS;
-    document.head.appendChild(style);
-    var blocks = document.querySelectorAll('script.cgx-data');
-    window.cgmemExplorers = [];
-    window.cgmemSegmentViews = [];
-    for (var b = 0; b < blocks.length; b++) {
-      try {
-        var data = JSON.parse(blocks[b].textContent);
-        if (data.segments_view) window.cgmemSegmentViews.push(new Segments(data, blocks[b]));
-        else window.cgmemExplorers.push(new Explorer(data, blocks[b]));
-      } catch (e) {
-        var p = el('p', { class: 'note' }, 'The explorer could not start: ' + e.message);
-        blocks[b].parentNode.insertBefore(p, blocks[b]);
-        throw e;
-      }
+    try {
+      var data = JSON.parse(block.textContent);
+      if (data.segments_view) window.cgmemSegmentViews.push(new Segments(data, block));
+      else window.cgmemExplorers.push(new Explorer(data, block));
+    } catch (e) {
+      var p = el('p', { class: 'note' }, 'The explorer could not start: ' + e.message);
+      block.parentNode.insertBefore(p, block);
+      throw e;
+    } finally {
+      scriptMs += performance.now() - began;
+      // since navigation began: when this one became interactive
+      drawnMs = performance.now();
+      if (!firstMs) firstMs = drawnMs;
     }
-    document.documentElement.setAttribute('data-cgx-ready', String(window.cgmemExplorers.length + window.cgmemSegmentViews.length));
-    // since navigation began: when the page became interactive
-    document.documentElement.setAttribute('data-cgx-ms', String(Math.round(performance.now())));
-    document.documentElement.setAttribute('data-cgx-script-ms', String(Math.round(performance.now() - began)));
   }
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
-  else start();
+
+  function parsed() {
+    for (var b = 0; b < blocks.length; b++)
+      if (!blocks[b].cgxStarted && blocks[b].nextSibling) take(blocks[b]);
+  }
+
+  function finish() {
+    if (observer) observer.disconnect();
+    for (var b = 0; b < blocks.length; b++) take(blocks[b]);
+    var root = document.documentElement;
+    root.setAttribute('data-cgx-ready', String(window.cgmemExplorers.length + window.cgmemSegmentViews.length));
+    // when the last explorer was drawn, since navigation began
+    root.setAttribute('data-cgx-ms', String(Math.round(drawnMs || performance.now())));
+    root.setAttribute('data-cgx-first-ms', String(Math.round(firstMs || performance.now())));
+    root.setAttribute('data-cgx-script-ms', String(Math.round(scriptMs)));
+    // how many started while the rest of the page was still being parsed
+    root.setAttribute('data-cgx-early', String(early));
+  }
+
+  var style = document.createElement('style');
+  style.textContent = CSS;
+  (document.head || document.documentElement).appendChild(style);
+  if (document.readyState === 'loading') {
+    if (window.MutationObserver) {
+      observer = new MutationObserver(parsed);
+      observer.observe(document.documentElement, { childList: true, subtree: true });
+    }
+    document.addEventListener('DOMContentLoaded', finish);
+  } else {
+    finish();
+  }
 })();

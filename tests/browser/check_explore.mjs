@@ -126,6 +126,10 @@ async function explore(browser, spec) {
   const nviews = await page.evaluate(() => window.cgmemSegmentViews.length);
   const datas = await page.evaluate(() => document.querySelectorAll('script.cgx-data').length);
   check(n > 0 && n + nviews === datas, `${name}: ${n} explorers and ${nviews} segment views started for ${datas} data elements`);
+  // the first explorer starts while the page after it is still being parsed
+  // (each as soon as its data element is), not at DOMContentLoaded
+  const early = await page.evaluate(() => Number(document.documentElement.dataset.cgxEarly));
+  check(early >= 1, `${name}: ${early} explorers started before the page was parsed`);
   for (let k = 0; k < n; k++) {
     const info = await page.evaluate((k) => {
       const d = window.cgmemExplorers[k].d;
