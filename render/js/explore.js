@@ -154,7 +154,8 @@
     var worked = d.moments.filter(function (m) { return m.step === undefined; })
       .map(function (m) { return 'the ' + m.label; }).join(', ') + steps;
     var pinnable = d.allocs ? 'Click any moment to pin what was live then; cgmem worked out ' + worked + ', marked \u25bc.'
-      : 'This trace has too many allocations (' + fmtCount(d.allocations) + ') to embed them: only the ' +
+      : (d.pairing_known ? 'This trace has too many allocations (' + fmtCount(d.allocations) + ') to embed them'
+        : 'The frees of this trace cannot be matched to their allocations') + ': only the ' +
         'moments cgmem worked out are pinnable, marked \u25bc (' + worked + '); a click pins the nearest.';
     var reduced = d.reduced ? ' The series is reduced to the first, highest, lowest and last record of each ' +
       'time bucket of ' + fmtCount(d.records) + ' records; the peak is exact.' : '';
