@@ -107,26 +107,38 @@ static void list_allocs(const cg_timeline *tl, const cg_device *dev, uint32_t la
 		qsort(out->allocs, out->nallocs, sizeof *out->allocs, cmp_live);
 }
 
+void cg_liveset_device_at(cg_liveset_device *o, const cg_timeline *tl, uint32_t d, uint32_t after)
+{
+	const cg_device *dev = &tl->devices[d];
+	memset(o, 0, sizeof *o);
+	o->after = after;
+	/* last: how many of the device's records come at or before the moment */
+	uint32_t last = 0;
+	if (after != CG_NONE && after >= dev->mem_first && after - dev->mem_first < dev->mem_count)
+		last = after - dev->mem_first + 1;
+	else
+		o->after = CG_NONE;
+	sum_categories(tl, dev, last, o);
+	if (tl->source.pairing_known)
+		list_allocs(tl, dev, last, o);
+}
+
+void cg_liveset_device_clear(cg_liveset_device *ls)
+{
+	if (!ls)
+		return;
+	cg_free(ls->allocs);
+	memset(ls, 0, sizeof *ls);
+}
+
 int cg_liveset_run(cg_liveset_result **out, const cg_timeline *tl, const uint32_t *after, cg_error *err)
 {
 	(void)err;
 	cg_liveset_result *r = cg_calloc(1, sizeof *r);
 	r->ndevices = tl->ndevices;
 	r->devices = cg_calloc(tl->ndevices ? tl->ndevices : 1, sizeof *r->devices);
-	for (uint32_t d = 0; d < tl->ndevices; d++) {
-		const cg_device *dev = &tl->devices[d];
-		cg_liveset_device *o = &r->devices[d];
-		o->after = after[d];
-		/* last: how many of the device's records come at or before the moment */
-		uint32_t last = 0;
-		if (after[d] != CG_NONE && after[d] >= dev->mem_first && after[d] - dev->mem_first < dev->mem_count)
-			last = after[d] - dev->mem_first + 1;
-		else
-			o->after = CG_NONE;
-		sum_categories(tl, dev, last, o);
-		if (tl->source.pairing_known)
-			list_allocs(tl, dev, last, o);
-	}
+	for (uint32_t d = 0; d < tl->ndevices; d++)
+		cg_liveset_device_at(&r->devices[d], tl, d, after[d]);
 	*out = r;
 	return 0;
 }

@@ -52,6 +52,11 @@ typedef struct cg_liveset_result {
 int cg_liveset_run(cg_liveset_result **out, const cg_timeline *tl, const uint32_t *after, cg_error *err);
 void cg_liveset_free(cg_liveset_result *r);
 
+/* The live set of device d alone after record after, as cg_liveset_run
+ * fills it; out's list belongs to the caller (cg_liveset_device_clear). */
+void cg_liveset_device_at(cg_liveset_device *out, const cg_timeline *tl, uint32_t d, uint32_t after);
+void cg_liveset_device_clear(cg_liveset_device *ls);
+
 /* The category and phase of a live allocation (its free's category when it
  * was allocated before the trace; phase none then). */
 cg_category cg_live_alloc_category(const cg_timeline *tl, const cg_live_alloc *a);

@@ -207,6 +207,7 @@ static void device_windows(const cg_timeline *tl, const cg_device *dev, const cg
 			/* live entering the window: the first value of the series in it */
 			s->peak_bytes = x->max;
 			s->peak_t_ns = when;
+			s->peak_after = x->argmax == 0 ? CG_NONE : dev->mem_first + x->argmax - 1;
 			s->live_at_end = x->end;
 			continue;
 		}

@@ -57,6 +57,7 @@ typedef struct cg_step_stats {
 	uint64_t live_at_start;	  /* live bytes when the step began */
 	uint64_t peak_bytes;	  /* largest live bytes while it ran */
 	uint64_t peak_t_ns;
+	uint32_t peak_after;	  /* the peak's moment: after this record (index into tl->mem); CG_NONE: before any */
 	uint64_t live_at_end;	  /* after its last record */
 	int64_t growth;		  /* live_at_end minus the previous step's (step 0: minus live_at_start) */
 	uint64_t allocated_bytes; /* by records of spans inside the step */

@@ -115,8 +115,21 @@ typedef struct series_state {
 	uint64_t by_cat[CG_CAT_COUNT];
 } series_state;
 
-/* Which records of the device to keep (bit set over its records). */
-static uint8_t *kept_records(const cg_timeline *tl, const cg_device *dev)
+/* The moments cgmem works out and embeds (peak, end or OOM, step peaks):
+ * each the live set after one record, drawn at a point of the series. */
+typedef struct moment {
+	char label[64];
+	uint32_t step; /* the step whose peak it is, or CG_NONE */
+	uint32_t after; /* index into tl->mem; CG_NONE: before any record */
+	uint64_t t;
+	const cg_liveset_device *ls;
+	cg_liveset_device own; /* the step peaks' live sets, worked out here */
+	int64_t point;
+} moment;
+
+/* Which records of the device to keep (bit set over its records): the
+ * moments' own records always, so each is pinned at its exact value. */
+static uint8_t *kept_records(const cg_timeline *tl, const cg_device *dev, const moment *mo, size_t nmo)
 {
 	uint32_t n = dev->mem_count;
 	uint8_t *keep = cg_calloc(n ? n : 1, 1);
@@ -124,6 +137,9 @@ static uint8_t *kept_records(const cg_timeline *tl, const cg_device *dev)
 		memset(keep, 1, n);
 		return keep;
 	}
+	for (size_t j = 0; j < nmo; j++)
+		if (mo[j].after != CG_NONE)
+			keep[mo[j].after - dev->mem_first] = 1;
 	uint64_t t0 = tl->mem[dev->mem_first].t_ns, t1 = tl->mem[dev->mem_first + n - 1].t_ns;
 	uint64_t span = t1 - t0 + 1;
 	uint64_t live = cg_device_initial_live(dev);
@@ -156,11 +172,14 @@ static uint8_t *kept_records(const cg_timeline *tl, const cg_device *dev)
 	return keep;
 }
 
-static void write_series(cg_jw *w, const cg_analysis *a, uint32_t dv, const bool *occurs, strs *s, strlist *l)
+static void write_series(cg_jw *w, const cg_analysis *a, uint32_t dv, const bool *occurs, strs *s, strlist *l,
+			 moment *mo, size_t nmo)
 {
 	const cg_timeline *tl = a->tl;
 	const cg_device *dev = &tl->devices[dv];
-	uint8_t *keep = kept_records(tl, dev);
+	uint8_t *keep = kept_records(tl, dev, mo, nmo);
+	for (size_t j = 0; j < nmo; j++)
+		mo[j].point = 0; /* before any record: the first point */
 	series_state st = {cg_device_initial_live(dev), {0}};
 	memcpy(st.by_cat, dev->initial_by_cat, sizeof st.by_cat);
 	/* Each point: time, record (index in the trace's records of the
@@ -185,6 +204,9 @@ static void write_series(cg_jw *w, const cg_analysis *a, uint32_t dv, const bool
 		kept++;
 		if (i == p->peak_index)
 			peak_point = (int64_t)kept;
+		for (size_t j = 0; j < nmo; j++)
+			if (mo[j].after == i)
+				mo[j].point = (int64_t)kept;
 		const cg_mem *m = &tl->mem[i];
 		cg_jw_u64(w, m->t_ns);
 		cg_jw_u64(w, k);
@@ -321,13 +343,18 @@ static void write_allocs(cg_jw *w, const cg_timeline *tl, const cg_device *dev, 
 
 /* A moment cgmem worked out: the live bytes by category and the top
  * allocations exactly as summary.json lists them, and bytes by span path. */
-static void write_moment(cg_jw *w, const cg_analysis *a, const char *label, uint64_t t,
-			 const cg_liveset_device *ls, strs *s, strlist *l)
+static void write_moment(cg_jw *w, const cg_analysis *a, const moment *mo, strs *s, strlist *l)
 {
 	const cg_timeline *tl = a->tl;
+	const cg_liveset_device *ls = mo->ls;
 	cg_jw_object(w);
-	cg_jw_kv_string(w, "label", label);
-	cg_jw_kv_u64(w, "t", t);
+	cg_jw_kv_string(w, "label", mo->label);
+	cg_jw_kv_u64(w, "t", mo->t);
+	cg_jw_kv_u64(w, "point", (uint64_t)mo->point);
+	if (mo->step != CG_NONE) {
+		cg_jw_kv_u64(w, "step", mo->step);
+		cg_jw_kv_string(w, "step_name", cg_timeline_str(tl, tl->spans[a->steps->steps[mo->step].span].name));
+	}
 	cg_jw_kv_u64(w, "bytes", ls->bytes);
 	cg_jw_kv_u64(w, "count", ls->count);
 	cg_jw_key(w, "by_category");
@@ -397,6 +424,56 @@ static void occurring(const cg_analysis *a, uint32_t dv, bool *occurs)
 	}
 }
 
+/* Step peaks worked out as moments, for the first this many steps: each
+ * costs a pass over the device's records. */
+#define EXPLORE_MAX_STEP_MOMENTS 64
+
+static uint64_t after_t(const cg_timeline *tl, uint32_t after)
+{
+	return after == CG_NONE ? tl->first_t_ns : tl->mem[after].t_ns;
+}
+
+/* The peak, the end (the OOM when the trace ends in one: what was live when
+ * it failed, as summary.json's end), then each step's peak. The live lists
+ * come from the live-set pass, as summary.json's at_peak. */
+static moment *device_moments(const cg_analysis *a, uint32_t dv, size_t *n, uint32_t *steps_pinned)
+{
+	const cg_timeline *tl = a->tl;
+	const cg_overtime_device *ot = a->overtime ? &a->overtime->devices[dv] : NULL;
+	uint32_t nsteps = ot ? ot->nsteps : 0;
+	*steps_pinned = nsteps < EXPLORE_MAX_STEP_MOMENTS ? nsteps : EXPLORE_MAX_STEP_MOMENTS;
+	moment *mo = cg_calloc(2 + (size_t)*steps_pinned, sizeof *mo);
+	for (size_t j = 0; j < 2 + (size_t)*steps_pinned; j++)
+		mo[j].step = CG_NONE;
+	size_t k = 0;
+	const cg_peak_device *p = &a->peak->devices[dv];
+	snprintf(mo[k].label, sizeof mo[k].label, "peak");
+	mo[k].after = p->peak_index;
+	mo[k].t = p->peak_t_ns;
+	mo[k++].ls = &a->at_peak->devices[dv];
+	if (a->at_end) {
+		const cg_liveset_device *e = &a->at_end->devices[dv];
+		uint32_t after, oom;
+		cg_endtrace_moment(tl, dv, &after, &oom);
+		snprintf(mo[k].label, sizeof mo[k].label, "%s", oom != CG_NONE ? "out-of-memory error" : "end");
+		mo[k].after = e->after;
+		mo[k].t = oom != CG_NONE ? tl->ooms[oom].t_ns : after_t(tl, e->after);
+		mo[k++].ls = e;
+	}
+	for (uint32_t j = 0; j < *steps_pinned; j++) {
+		const cg_step_stats *st = &ot->steps[j];
+		moment *m = &mo[k++];
+		snprintf(m->label, sizeof m->label, "peak of step %" PRIu32, j);
+		m->step = j;
+		m->after = st->peak_after;
+		m->t = st->peak_t_ns;
+		cg_liveset_device_at(&m->own, tl, dv, st->peak_after);
+		m->ls = &m->own;
+	}
+	*n = k;
+	return mo;
+}
+
 char *cg_explore_device_json(const cg_analysis *a, uint32_t dv)
 {
 	const cg_timeline *tl = a->tl;
@@ -409,6 +486,9 @@ char *cg_explore_device_json(const cg_analysis *a, uint32_t dv)
 	strs_init(&s, tl, &w);
 	bool occurs[CG_CAT_COUNT];
 	occurring(a, dv, occurs);
+	size_t nmo;
+	uint32_t steps_pinned;
+	moment *mo = device_moments(a, dv, &nmo, &steps_pinned);
 
 	cg_jw_object(&w);
 	cg_jw_kv_u64(&w, "version", 1);
@@ -417,7 +497,7 @@ char *cg_explore_device_json(const cg_analysis *a, uint32_t dv)
 	cg_jw_kv_bool(&w, "pairing_known", tl->source.pairing_known);
 	cg_jw_kv_u64(&w, "top_n", a->options.top_n);
 	write_categories(&w, occurs);
-	write_series(&w, a, dv, occurs, &s, &l);
+	write_series(&w, a, dv, occurs, &s, &l, mo, nmo);
 	write_lanes(&w, a);
 	uint64_t nallocs = device_allocs(tl, dev);
 	cg_jw_kv_u64(&w, "allocations", nallocs);
@@ -425,14 +505,10 @@ char *cg_explore_device_json(const cg_analysis *a, uint32_t dv)
 		write_allocs(&w, tl, dev, &s, &l);
 	cg_jw_key(&w, "moments");
 	cg_jw_array(&w);
-	const cg_peak_device *p = &a->peak->devices[dv];
-	write_moment(&w, a, "peak", p->peak_t_ns, &a->at_peak->devices[dv], &s, &l);
-	if (a->at_end) {
-		const cg_liveset_device *e = &a->at_end->devices[dv];
-		uint64_t t = e->after == CG_NONE ? tl->first_t_ns : tl->mem[e->after].t_ns;
-		write_moment(&w, a, "end", t, e, &s, &l);
-	}
+	for (size_t j = 0; j < nmo; j++)
+		write_moment(&w, a, &mo[j], &s, &l);
 	cg_jw_end(&w);
+	cg_jw_kv_u64(&w, "steps_pinned", steps_pinned);
 	cg_jw_key(&w, "ooms");
 	cg_jw_array(&w);
 	for (size_t i = 0; i < tl->nooms; i++)
@@ -450,6 +526,9 @@ char *cg_explore_device_json(const cg_analysis *a, uint32_t dv)
 	cg_jw_end(&w);
 	cg_jw_end(&w);
 
+	for (size_t j = 0; j < nmo; j++)
+		cg_liveset_device_clear(&mo[j].own);
+	cg_free(mo);
 	strs_free(&s);
 	cg_free(l.kind);
 	cg_free(l.id);

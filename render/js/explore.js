@@ -17,6 +17,7 @@
     '.cgx .cgx-bar{display:flex;flex-wrap:wrap;gap:6px;align-items:center;font-size:13px;margin:4px 0}' +
     '.cgx button{font:inherit;font-size:13px;padding:2px 8px;border:1px solid #ccc;background:#fafafa;' +
     'border-radius:3px;cursor:pointer;color:#1a1a1a}' +
+    '.cgx select{font:inherit;font-size:13px;padding:2px 4px}' +
     '.cgx button[aria-pressed=false]{opacity:.45;text-decoration:line-through}' +
     '.cgx .sw{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:-1px}' +
     '.cgx .cgx-plot{position:relative;touch-action:none;user-select:none}' +
@@ -126,8 +127,11 @@
   }
 
   Explorer.prototype.momentT = function (m) {
-    if (!this.byRecord) return m.t;
-    return m.label === 'peak' ? this.peakT : this.T[this.n - 1];
+    return this.byRecord ? this.T[m.point] : m.t;
+  };
+  // "the peak of step 2 (train_step#2)": the step's name is trace text, shown as text
+  Explorer.prototype.momentName = function (m) {
+    return m.label + (m.step_name ? ' (' + m.step_name + ')' : '');
   };
   Explorer.prototype.fmtT = function (t) { return this.byRecord ? 'record ' + Math.round(t) : fmtTime(t, this.d); };
   Explorer.prototype.val = function (i, c) { return this.d.points[i * this.stride + STRIDE0 + c]; };
@@ -145,10 +149,14 @@
     this.box = box;
     // not a heading: the page's contents list its own headings only
     box.appendChild(el('p', { class: 'cgx-title' }, 'Explore live memory' + (d.device ? ' on ' + d.device : '')));
-    var pinnable = d.allocs ? 'Click any moment to pin what was live then.'
-      : 'This trace has too many allocations (' + fmtCount(d.allocations) + ') to embed them: only the ' +
-        'moments cgmem worked out are pinnable, marked \u25bc (' +
-        d.moments.map(function (m) { return m.label; }).join(', ') + '); a click pins the nearest.';
+    var steps = d.steps_pinned ? ', and the peak of ' + (d.steps_pinned === d.steps.length ? 'each step' :
+      'each of the first ' + fmtCount(d.steps_pinned) + ' of ' + fmtCount(d.steps.length) + ' steps') : '';
+    var worked = d.moments.filter(function (m) { return m.step === undefined; })
+      .map(function (m) { return 'the ' + m.label; }).join(', ') + steps;
+    var pinnable = d.allocs ? 'Click any moment to pin what was live then; cgmem worked out ' + worked + ', marked \u25bc.'
+      : (d.pairing_known ? 'This trace has too many allocations (' + fmtCount(d.allocations) + ') to embed them'
+        : 'The frees of this trace cannot be matched to their allocations') + ': only the ' +
+        'moments cgmem worked out are pinnable, marked \u25bc (' + worked + '); a click pins the nearest.';
     var reduced = d.reduced ? ' The series is reduced to the first, highest, lowest and last record of each ' +
       'time bucket of ' + fmtCount(d.records) + ' records; the peak is exact.' : '';
     box.appendChild(el('p', { class: 'cgx-help' },
@@ -175,7 +183,15 @@
     zout.addEventListener('click', function () { self.zoom(2, (self.x0 + self.x1) / 2); });
     reset.addEventListener('click', function () { self.reset(); });
     peak.addEventListener('click', function () { self.pinPoint(d.peak.point); });
-    [zin, zout, reset, peak].forEach(function (b) { bar.appendChild(b); });
+    // every worked-out moment, listed: the pinnable ones when the allocations are not embedded
+    var pick = el('select', { class: 'cgx-moments', 'aria-label': 'pin a moment cgmem worked out' });
+    pick.appendChild(el('option', { value: '' }, 'pin a moment\u2026'));
+    d.moments.forEach(function (m, j) { pick.appendChild(el('option', { value: String(j) }, self.momentName(m))); });
+    pick.addEventListener('change', function () {
+      if (pick.value !== '') self.pinMoment(d.moments[Number(pick.value)], d.moments[Number(pick.value)].point);
+      pick.value = '';
+    });
+    [zin, zout, reset, peak, pick].forEach(function (b) { bar.appendChild(b); });
     box.appendChild(bar);
     var plot = el('div', { class: 'cgx-plot' });
     this.svg = sv('svg', { class: 'cgx-svg', role: 'img', 'aria-label': 'live memory by category over time' });
@@ -285,7 +301,7 @@
       var mx = self.xOf(mt);
       var tri = sv('path', { d: 'M' + (mx - 5) + ' ' + g.y0 + 'L' + (mx + 5) + ' ' + g.y0 + 'L' + mx + ' ' + (g.y0 + 7) + 'Z',
         fill: INK, class: 'cgx-moment', 'data-label': m.label });
-      tri.appendChild(sv('title', {}, m.label + ' ' + self.fmtT(mt)));
+      tri.appendChild(sv('title', {}, self.momentName(m) + ' ' + self.fmtT(mt)));
       svg.appendChild(tri);
     });
     if (this.pinned !== null) {
@@ -480,14 +496,14 @@
       var dx = Math.abs(self.xOf(self.momentT(m)) - x);
       if (dx < bx) { bx = dx; best = m; }
     });
-    if (best) this.pinMoment(best, best.label === 'peak' ? d.peak.point : this.n - 1);
+    if (best) this.pinMoment(best, best.point);
   };
 
   Explorer.prototype.pinPoint = function (i) {
     var d = this.d;
-    if (i === d.peak.point) { this.pinMoment(d.moments[0], i); return; }
-    var last = d.moments[d.moments.length - 1];
-    if (i === this.n - 1 && last.label === 'end') { this.pinMoment(last, i); return; }
+    // a moment cgmem worked out at this point (the peak first): its list as written
+    for (var j = 0; j < d.moments.length; j++)
+      if (d.moments[j].point === i) { this.pinMoment(d.moments[j], i); return; }
     if (!d.allocs) { this.pinMoment(d.moments[0], d.peak.point); return; }
     // live after record k: allocated at or before it, not yet ended
     var k = this.field(i, 1), A = d.allocs, live = [], byCat = d.category_names.map(function () { return 0; });
@@ -520,7 +536,7 @@
     while (pin.firstChild) pin.removeChild(pin.firstChild);
     pin.setAttribute('data-label', m.label);
     pin.setAttribute('data-bytes', String(m.bytes));
-    pin.appendChild(el('h4', { style: 'margin:4px 0' }, 'Pinned: ' + (m.label === 'moment' ? '' : 'the ' + m.label + ', ') +
+    pin.appendChild(el('h4', { style: 'margin:4px 0' }, 'Pinned: ' + (m.label === 'moment' ? '' : 'the ' + this.momentName(m) + ', ') +
       fmtBytes(m.bytes) + ' live at ' + this.fmtT(this.T[i]) + ' in ' + fmtCount(m.count) + ' allocations'));
     var cats = [];
     m.by_category.forEach(function (b, c) { if (b) cats.push([d.category_names[c], b]); });
@@ -656,30 +672,64 @@
     tip.style.top = (py + 14) + 'px';
   };
 
-  function start() {
+  // Each device's explorer starts as soon as its data element has been
+  // parsed (the parser has gone past it: it has a next sibling), rather
+  // than after the whole page, whose inline SVG charts can take seconds to
+  // parse; DOMContentLoaded starts the rest.
+  var blocks = document.getElementsByClassName('cgx-data'); // live: grows as the page is parsed
+  var scriptMs = 0, firstMs = 0, drawnMs = 0, early = 0, observer = null;
+  window.cgmemExplorers = [];
+  window.cgmemSegmentViews = [];
+
+  function take(block) {
+    if (block.cgxStarted) return;
+    block.cgxStarted = true;
+    if (document.readyState === 'loading') early++;
     var began = performance.now();
-    var style = document.createElement('style');
-    style.textContent = CSS;
-    document.head.appendChild(style);
-    var blocks = document.querySelectorAll('script.cgx-data');
-    window.cgmemExplorers = [];
-    window.cgmemSegmentViews = [];
-    for (var b = 0; b < blocks.length; b++) {
-      try {
-        var data = JSON.parse(blocks[b].textContent);
-        if (data.segments_view) window.cgmemSegmentViews.push(new Segments(data, blocks[b]));
-        else window.cgmemExplorers.push(new Explorer(data, blocks[b]));
-      } catch (e) {
-        var p = el('p', { class: 'note' }, 'The explorer could not start: ' + e.message);
-        blocks[b].parentNode.insertBefore(p, blocks[b]);
-        throw e;
-      }
+    try {
+      var data = JSON.parse(block.textContent);
+      if (data.segments_view) window.cgmemSegmentViews.push(new Segments(data, block));
+      else window.cgmemExplorers.push(new Explorer(data, block));
+    } catch (e) {
+      var p = el('p', { class: 'note' }, 'The explorer could not start: ' + e.message);
+      block.parentNode.insertBefore(p, block);
+      throw e;
+    } finally {
+      scriptMs += performance.now() - began;
+      // since navigation began: when this one became interactive
+      drawnMs = performance.now();
+      if (!firstMs) firstMs = drawnMs;
     }
-    document.documentElement.setAttribute('data-cgx-ready', String(window.cgmemExplorers.length + window.cgmemSegmentViews.length));
-    // since navigation began: when the page became interactive
-    document.documentElement.setAttribute('data-cgx-ms', String(Math.round(performance.now())));
-    document.documentElement.setAttribute('data-cgx-script-ms', String(Math.round(performance.now() - began)));
   }
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
-  else start();
+
+  function parsed() {
+    for (var b = 0; b < blocks.length; b++)
+      if (!blocks[b].cgxStarted && blocks[b].nextSibling) take(blocks[b]);
+  }
+
+  function finish() {
+    if (observer) observer.disconnect();
+    for (var b = 0; b < blocks.length; b++) take(blocks[b]);
+    var root = document.documentElement;
+    root.setAttribute('data-cgx-ready', String(window.cgmemExplorers.length + window.cgmemSegmentViews.length));
+    // when the last explorer was drawn, since navigation began
+    root.setAttribute('data-cgx-ms', String(Math.round(drawnMs || performance.now())));
+    root.setAttribute('data-cgx-first-ms', String(Math.round(firstMs || performance.now())));
+    root.setAttribute('data-cgx-script-ms', String(Math.round(scriptMs)));
+    // how many started while the rest of the page was still being parsed
+    root.setAttribute('data-cgx-early', String(early));
+  }
+
+  var style = document.createElement('style');
+  style.textContent = CSS;
+  (document.head || document.documentElement).appendChild(style);
+  if (document.readyState === 'loading') {
+    if (window.MutationObserver) {
+      observer = new MutationObserver(parsed);
+      observer.observe(document.documentElement, { childList: true, subtree: true });
+    }
+    document.addEventListener('DOMContentLoaded', finish);
+  } else {
+    finish();
+  }
 })();

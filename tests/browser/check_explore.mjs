@@ -126,6 +126,10 @@ async function explore(browser, spec) {
   const nviews = await page.evaluate(() => window.cgmemSegmentViews.length);
   const datas = await page.evaluate(() => document.querySelectorAll('script.cgx-data').length);
   check(n > 0 && n + nviews === datas, `${name}: ${n} explorers and ${nviews} segment views started for ${datas} data elements`);
+  // the first explorer starts while the page after it is still being parsed
+  // (each as soon as its data element is), not at DOMContentLoaded
+  const early = await page.evaluate(() => Number(document.documentElement.dataset.cgxEarly));
+  check(early >= 1, `${name}: ${early} explorers started before the page was parsed`);
   for (let k = 0; k < n; k++) {
     const info = await page.evaluate((k) => {
       const d = window.cgmemExplorers[k].d;
@@ -165,6 +169,38 @@ async function explore(browser, spec) {
     check(pinned.label === 'peak' && pinned.bytes === want, `${where}: pinned ${pinned.label} of ${pinned.bytes} B`);
     check(JSON.stringify(pinned.rows) === JSON.stringify(top),
       `${where}: the pinned list differs from summary.json's at_peak.top:\n  ${JSON.stringify(pinned.rows.slice(0, 2))}\n  ${JSON.stringify(top.slice(0, 2))}`);
+    // a step's peak, pinned from the page's list of worked-out moments: the
+    // step's peak_bytes of summary.json and the list the data holds for it
+    // (cli/explore_cli checks that list against a replay of the records)
+    const steps = dev.over_time?.steps || [];
+    if (steps.length) {
+      const last = steps.length - 1;
+      const got = await page.evaluate(async (k, last) => {
+        const ex = window.cgmemExplorers[k];
+        const j = ex.d.moments.findIndex((m) => m.step === last);
+        const pick = ex.box.querySelector('select.cgx-moments');
+        const option = pick && [...pick.options].find((o) => o.value === String(j));
+        if (j < 0 || !option) return null;
+        pick.value = String(j);
+        pick.dispatchEvent(new Event('change'));
+        const m = ex.d.moments[j], pin = ex.pin;
+        return { option: option.textContent, label: pin.dataset.label, bytes: Number(pin.dataset.bytes),
+          head: pin.querySelector('h4').textContent, listed: m.listed, pinned: ex.pinned, point: m.point,
+          markers: ex.svg.querySelectorAll(`.cgx-moment[data-label="peak of step ${last}"]`).length,
+          rows: [...pin.querySelectorAll('table.cgx-pin-top tbody tr')].map((tr) => [Number(tr.dataset.bytes), tr.dataset.allocated, tr.dataset.freed]),
+          want: m.top.map((a) => [a.bytes, a.allocated_ns === null ? '' : String(a.allocated_ns), a.freed_ns === null ? '' : String(a.freed_ns)]) };
+      }, k, last);
+      if (check(got, `${where}: step ${last}'s peak is not among the moments to pin`)) {
+        check(got.option === `peak of step ${last} (${steps[last].name})`, `${where}: the list names step ${last}'s peak "${got.option}"`);
+        check(got.label === `peak of step ${last}` && got.bytes === steps[last].peak_bytes,
+          `${where}: pinned ${got.label} of ${got.bytes} B, step ${last}'s peak is ${steps[last].peak_bytes} B`);
+        check(got.head.startsWith(`Pinned: the peak of step ${last} (${steps[last].name}), `), `${where}: the pin says "${got.head}"`);
+        check(got.pinned === got.point && got.markers === 1, `${where}: step ${last}'s peak pinned at ${got.pinned}, marked ${got.markers} times`);
+        check((got.rows.length > 0 || !got.listed) && JSON.stringify(got.rows) === JSON.stringify(got.want), `${where}: the pinned step peak's list differs from its data`);
+        if (shots && k === 0)
+          await page.screenshot({ path: path.join(shots, `${name}.steppeak.png`) });
+      }
+    }
     // zoom: the wheel at the peak narrows the axis, and it re-ticks
     const before = await axis(page, k);
     await page.mouse.move(at.x, at.y);

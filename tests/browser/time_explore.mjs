@@ -35,9 +35,11 @@ try {
     await page.goto(url, { waitUntil: 'load', timeout: 120_000 });
     await page.waitForSelector('html[data-cgx-ready]', { timeout: 120_000 });
     const t = await page.evaluate(() => [document.documentElement.dataset.cgxMs, document.documentElement.dataset.cgxScriptMs,
-      Math.round(performance.getEntriesByType('navigation')[0].domInteractive)]);
+      Math.round(performance.getEntriesByType('navigation')[0].domInteractive), document.documentElement.dataset.cgxFirstMs,
+      document.documentElement.dataset.cgxEarly]);
     times.push(Number(t[0]));
-    scripts.push(`${t[1]} ms in the script, DOM parsed at ${t[2]} ms`);
+    scripts.push(`${t[1]} ms in the script, DOM parsed at ${t[2]} ms` +
+      (t[3] == null ? '' : `, first explorer drawn at ${t[3]} ms, ${t[4]} started before the DOM was parsed`));
     await page.close();
   }
 } finally {

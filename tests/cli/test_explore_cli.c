@@ -6,6 +6,7 @@
  * moments are pinnable. The browser half: tests/browser/check_explore.mjs. */
 #include "runutil.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -163,6 +164,115 @@ static void the_peak_moment_holds_summary_jsons_list(void **state)
 	free(html);
 }
 
+/* One allocation live in the replay below. */
+typedef struct replayed {
+	char tensor[64];
+	uint64_t bytes, allocated, freed; /* freed: UINT64_MAX never */
+	int freed_known;
+} replayed;
+
+static int by_bytes_then_first(const void *pa, const void *pb)
+{
+	const replayed *a = pa, *b = pb;
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	return a->allocated < b->allocated ? -1 : a->allocated > b->allocated;
+}
+
+/* Each step's peak is a moment of its own whose list is what the trace's
+ * records say was live then: worked out here by replaying mlp_adam.jsonl's
+ * memory records (alloc adds its tensor, free removes it) up to the step's
+ * peak time as summary.json gives it, with no cgmem code. */
+static void each_steps_peak_is_a_moment_with_the_replayed_list(void **state)
+{
+	(void)state;
+	const char *out = tu_path("steplist");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "-q", "--no-trace", tu_sample("mlp_adam.jsonl"), "-o", out, NULL), 0);
+	char *html = file_in(out, "report.html");
+	const char *data = strstr(html, "class=\"cgx-data\">") + strlen("class=\"cgx-data\">");
+	char *json = strndup(data, (size_t)(strstr(data, "</script>") - data));
+	cJSON *d = cJSON_Parse(json);
+	assert_non_null(d);
+	cJSON *summary = tu_json_file(tu_path("steplist/summary.json"));
+	cJSON *steps = tu_json_at(cJSON_GetArrayItem(cJSON_GetObjectItem(summary, "devices"), 0), "over_time", "steps", NULL);
+	assert_int_equal(cJSON_GetArraySize(steps), 4);
+	assert_int_equal(tu_json_u64(d, "steps_pinned", NULL), 4);
+	cJSON *moments = cJSON_GetObjectItem(d, "moments");
+	/* the peak, the end, then the 4 steps' peaks */
+	assert_int_equal(cJSON_GetArraySize(moments), 6);
+	size_t len;
+	char *trace = tu_read(tu_sample("mlp_adam.jsonl"), &len);
+	assert_non_null(trace);
+	for (int k = 0; k < 4; k++) {
+		cJSON *st = cJSON_GetArrayItem(steps, k), *m = cJSON_GetArrayItem(moments, 2 + k);
+		char label[40];
+		snprintf(label, sizeof label, "peak of step %d", k);
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(m, "label")), label);
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(m, "step_name")),
+				    cJSON_GetStringValue(cJSON_GetObjectItem(st, "name")));
+		uint64_t t = tu_json_u64(st, "peak_time_ns", NULL);
+		assert_int_equal(tu_json_u64(m, "t", NULL), t);
+		replayed *live = calloc(2000, sizeof *live);
+		size_t n = 0;
+		uint64_t sum = 0;
+		for (char *line = trace, *nl; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			assert_non_null(nl);
+			*nl = '\0';
+			cJSON *r = strstr(line, "\"kind\":\"memory\"") ? cJSON_Parse(line) : NULL;
+			*nl = '\n';
+			if (!r)
+				continue;
+			uint64_t at = tu_json_u64(r, "timestamp_ns", NULL), bytes = tu_json_u64(r, "bytes", NULL);
+			const char *tensor = cJSON_GetStringValue(cJSON_GetObjectItem(r, "tensor_id"));
+			bool alloc = strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "action")), "alloc") == 0;
+			size_t j = 0;
+			while (j < n && (strcmp(live[j].tensor, tensor) != 0 || live[j].freed_known))
+				j++;
+			if (at <= t && alloc) {
+				assert_true(n < 2000);
+				snprintf(live[n].tensor, sizeof live[n].tensor, "%s", tensor);
+				live[n].bytes = bytes, live[n].allocated = at, live[n].freed = UINT64_MAX;
+				n++;
+				sum += bytes;
+			} else if (at <= t && j < n) {
+				sum -= live[j].bytes;
+				live[j] = live[--n];
+			} else if (at > t && !alloc && j < n) {
+				live[j].freed = at, live[j].freed_known = 1;
+			}
+			cJSON_Delete(r);
+		}
+		/* the replay reaches the step's peak, and so does the moment */
+		assert_int_equal(sum, tu_json_u64(st, "peak_bytes", NULL));
+		assert_int_equal(tu_json_u64(m, "bytes", NULL), sum);
+		assert_int_equal(tu_json_u64(m, "count", NULL), n);
+		qsort(live, n, sizeof *live, by_bytes_then_first);
+		cJSON *top = cJSON_GetObjectItem(m, "top");
+		uint64_t top_n = tu_json_u64(d, "top_n", NULL);
+		assert_int_equal(cJSON_GetArraySize(top), n < top_n ? n : top_n);
+		int i = 0;
+		cJSON *row;
+		cJSON_ArrayForEach(row, top) {
+			assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(row, "tensor")), live[i].tensor);
+			assert_int_equal(tu_json_u64(row, "bytes", NULL), live[i].bytes);
+			assert_int_equal(tu_json_u64(row, "allocated_ns", NULL), live[i].allocated);
+			cJSON *f = cJSON_GetObjectItem(row, "freed_ns");
+			if (live[i].freed == UINT64_MAX)
+				assert_true(cJSON_IsNull(f));
+			else
+				assert_int_equal((uint64_t)f->valuedouble, live[i].freed);
+			i++;
+		}
+		free(live);
+	}
+	free(trace);
+	cJSON_Delete(summary);
+	cJSON_Delete(d);
+	free(json);
+	free(html);
+}
+
 /* 150,000 allocations, each freed: live bytes go 0, b, 0, ... with b the
  * allocation's size, (k * 7919) % 1000 + 1 KiB; one allocation of 5 MiB
  * in the middle is the peak. Too many records for every point, too many
@@ -268,6 +378,7 @@ int main(void)
 		cmocka_unit_test(the_page_forbids_connections_and_names_no_url),
 		cmocka_unit_test(hostile_names_reach_the_page_as_data_only),
 		cmocka_unit_test(the_peak_moment_holds_summary_jsons_list),
+		cmocka_unit_test(each_steps_peak_is_a_moment_with_the_replayed_list),
 		cmocka_unit_test(a_big_trace_keeps_its_exact_peak_and_says_what_is_pinnable),
 		cmocka_unit_test(a_snapshot_has_its_segments_as_data),
 	};
