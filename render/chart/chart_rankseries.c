@@ -6,6 +6,7 @@
 #include "chart_ranks.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +250,15 @@ static void pick(const row_ref *rows, size_t n, const row_ref **hi, const row_re
 static void series_path(cg_chart *c, const cg_rank_device *d, double t_end, double y_max)
 {
 	const cg_rect *p = &c->plot;
+	if (d->series_end_ns <= 0 && d->nseries) {
+		/* a trace without times (a snapshot of one moment): a dot, not a
+		 * line of no length that would not show */
+		double y = p->y1 - (p->y1 - p->y0) * (double)d->series[0] / y_max;
+		cairo_new_path(c->cr);
+		cairo_arc(c->cr, p->x0, y, 6, 0, 2 * M_PI);
+		cairo_fill(c->cr);
+		return;
+	}
 	for (size_t k = 0; k < d->nseries; k++) {
 		double x0 = p->x0 + (p->x1 - p->x0) * bucket_t(d, k) / t_end;
 		double x1 = p->x0 + (p->x1 - p->x0) * bucket_t(d, k + 1) / t_end;
@@ -315,8 +325,9 @@ static void draw_timelines(cg_chart *c, const void *ctx)
 			continue;
 		char r[96], b[32];
 		row_label(r, sizeof r, shown[i], several);
-		snprintf(labels[i], sizeof labels[i], "%s: rank %s, peak %s", i ? "median peak (dashed)" : "highest peak", r,
-			 cg_fmt_bytes(b, sizeof b, (uint64_t)shown[i]->d->peak_bytes));
+		snprintf(labels[i], sizeof labels[i], "%s: rank %s, peak %s%s", i ? "median peak (dashed)" : "highest peak", r,
+			 cg_fmt_bytes(b, sizeof b, (uint64_t)shown[i]->d->peak_bytes),
+			 shown[i]->d->series_end_ns <= 0 ? " (one moment, no times: a dot)" : "");
 		items[nl++] = (cg_legend_item){cg_rgb_hex(colors[i]), labels[i]};
 	}
 	cg_chart_legend_row(c, plot.x1, 96, items, nl, true);
