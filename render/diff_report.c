@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "explore_data.h"
+#include "explore_diff.h"
 #include "units.h"
 #include "xalloc.h"
 
@@ -238,10 +240,12 @@ static void end_section(cg_doc *d, const cg_diff_device *dev)
 		       "is what cgmem check --max-leaked judges.");
 }
 
-static void device_section(cg_doc *d, const cg_diff_view *v, size_t i, const cg_chart_list *charts)
+static void device_section(cg_doc *d, const cg_diff_view *v, size_t i, const cg_chart_list *charts, bool js)
 {
 	const cg_diff_device *dev = &v->diff->devices[i];
 	cg_doc_heading(d, 2, "%s", dev->name);
+	if (js)
+		cg_explore_diff_device(d, v, i);
 	if (dev->index[0] == CG_NONE || dev->index[1] == CG_NONE) {
 		int s = dev->index[0] == CG_NONE ? 1 : 0;
 		char b[32];
@@ -299,26 +303,34 @@ static void runs_section(cg_doc *d, const cg_diff_view *v)
 					       "aligns their phase boundaries).");
 }
 
-cg_doc *cg_diff_report_build(const cg_diff_view *v, const cg_chart_list *charts)
+static cg_doc *build(const cg_diff_view *v, const cg_chart_list *charts, bool js)
 {
 	char names[2][256], title[600];
 	for (int s = 0; s < 2; s++)
 		cg_chart_run_name(v->run[s]->tl, names[s], sizeof names[s]);
 	snprintf(title, sizeof title, "Memory diff \xe2\x80\x94 %s \xe2\x86\x92 %s", names[0], names[1]);
 	cg_doc *d = cg_doc_new(title);
+	if (js)
+		cg_explore_script(d);
 	callouts(d, v);
 	peaks_section(d, v);
 	for (size_t i = 0; i < v->diff->ndevices; i++)
-		device_section(d, v, i, charts);
+		device_section(d, v, i, charts, js);
 	runs_section(d, v);
 	cg_doc_note(d, "Written by cgmem %s. diff.json holds every figure as data (docs/diff-format.md).", CGMEM_VERSION);
 	return d;
 }
 
-int cg_diff_report_write(cg_outdir *od, const cg_diff_view *v, const cg_chart_list *charts, bool html,
+cg_doc *cg_diff_report_build(const cg_diff_view *v, const cg_chart_list *charts)
+{
+	return build(v, charts, false);
+}
+
+int cg_diff_report_write(cg_outdir *od, const cg_diff_view *v, const cg_chart_list *charts, bool html, bool js,
 			 cg_error *err)
 {
-	cg_doc *d = cg_diff_report_build(v, charts);
+	/* diff.md is the same either way: the explorer is HTML only */
+	cg_doc *d = build(v, charts, html && js);
 	int rc = cg_doc_save(d, od, "diff", html, err);
 	cg_doc_free(d);
 	return rc;

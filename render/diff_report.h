@@ -10,12 +10,14 @@
 #include "doc_save.h"
 #include "outdir.h"
 
-/* Builds the document (caller frees with cg_doc_free). charts: as
- * cg_diff_charts_write lists them, or NULL for none. */
+/* Builds the document without the explorer (caller frees with
+ * cg_doc_free). charts: as cg_diff_charts_write lists them, or NULL for
+ * none. */
 cg_doc *cg_diff_report_build(const cg_diff_view *v, const cg_chart_list *charts);
 
-/* Writes diff.md, and diff.html unless html is false, into od. */
-int cg_diff_report_write(cg_outdir *od, const cg_diff_view *v, const cg_chart_list *charts, bool html,
+/* Writes diff.md, and diff.html unless html is false, into od; diff.html
+ * with its explorer (explore_diff.h) when js, else the static page. */
+int cg_diff_report_write(cg_outdir *od, const cg_diff_view *v, const cg_chart_list *charts, bool html, bool js,
 			 cg_error *err);
 
 #endif

@@ -20,12 +20,14 @@ static const cg_opt diff_opts[] = {
 	{"force", 'f', NULL, "replace DIR even when it holds files cgmem did not write"},
 	{"align", 0, "HOW", "start (each run's own time, the default) or phases (aligned)"},
 	{"no-html", 0, NULL, "do not write diff.html"},
+	{"no-js", 0, NULL, "diff.html without its explorer: the static page alone (also --static-html)"},
+	{"static-html", 0, NULL, "the same as --no-js"},
 	CG_TOP_OPT,
 	CG_INGEST_OPTS,
 	CG_OPT_END,
 };
 
-static int write_outputs(cg_outdir *od, const cg_diff_view *v, bool html, cg_error *err)
+static int write_outputs(cg_outdir *od, const cg_diff_view *v, bool html, bool js, cg_error *err)
 {
 	char *path = cg_outdir_path(od, "diff.json");
 	int rc = cg_diff_json_save(path, v, err);
@@ -34,7 +36,7 @@ static int write_outputs(cg_outdir *od, const cg_diff_view *v, bool html, cg_err
 	if (rc == 0)
 		rc = cg_diff_charts_write(od, v, NULL, &charts, err);
 	if (rc == 0)
-		rc = cg_diff_report_write(od, v, &charts, html, err);
+		rc = cg_diff_report_write(od, v, &charts, html, js, err);
 	cg_chart_list_free(&charts);
 	return rc;
 }
@@ -104,7 +106,8 @@ static int run_diff(const cg_command *cmd, const cg_args *args)
 		if (rc == 0)
 			rc = cg_outdir_begin(&od, dir, cg_args_flag(cmd, args, "force"), &err);
 		if (rc == 0) {
-			rc = write_outputs(od, v, !cg_args_flag(cmd, args, "no-html"), &err);
+			bool js = !cg_args_flag(cmd, args, "no-js") && !cg_args_flag(cmd, args, "static-html");
+			rc = write_outputs(od, v, !cg_args_flag(cmd, args, "no-html"), js, &err);
 			if (rc < 0)
 				cg_outdir_abort(od);
 			else
@@ -139,6 +142,8 @@ const cg_command cg_cmd_diff = {
 	"Charts: both timelines on one axis, each run's time over its duration\n"
 	"(--align start) or with their phase boundaries aligned (--align phases), and\n"
 	"the change at the peak by category and span path as diverging bars.\n"
+	"diff.html explores both runs per device (zoom, hover, pin a moment) with a\n"
+	"script and data inside the page; --no-js writes the static page alone.\n"
 	"The folder is written completely or not at all, as report writes its own.\n"
 	"diff.json is documented in docs/diff-format.md.\n",
 	diff_opts,

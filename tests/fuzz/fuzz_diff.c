@@ -78,7 +78,7 @@ static void write_folder(const cg_diff_view *v, unsigned flags)
 		if (cg_diff_charts_write(od, v, &o, &list, &err) < 0)
 			fail(err.msg);
 	}
-	if (cg_diff_report_write(od, v, charts ? &list : NULL, html, &err) < 0)
+	if (cg_diff_report_write(od, v, charts ? &list : NULL, html, true, &err) < 0)
 		fail(err.msg);
 	cg_chart_list_free(&list);
 	if (commit) {

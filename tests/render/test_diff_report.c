@@ -48,7 +48,7 @@ static const char *write_report(const pair *p, const char *name, bool html)
 	cg_outdir *od;
 	assert_int_equal(cg_outdir_begin(&od, dir, false, NULL), 0);
 	cg_error err = CG_ERROR_INIT;
-	if (cg_diff_report_write(od, p->v, NULL, html, &err) != 0)
+	if (cg_diff_report_write(od, p->v, NULL, html, false, &err) != 0)
 		fail_msg("diff report: %s", err.msg);
 	assert_int_equal(cg_outdir_commit(od, NULL), 0);
 	return dir;
