@@ -31,7 +31,13 @@
     '.cgx .cgx-pin td,.cgx .cgx-pin th{padding:3px 8px}' +
     '.cgx .cgx-pin td.cgx-path{overflow-wrap:anywhere;min-width:24ch;max-width:60ch}' +
     '.cgx .cgx-seg{margin-top:10px}' +
-    '@media print{.cgx{display:none}}';
+    '@media print{.cgx{display:none}}' +
+    // The browser lays out and paints a table or chart of the static page
+    // only once it nears the screen: a big trace's report holds tables of
+    // thousands of rows and megabytes of inline SVG, which otherwise keep
+    // the parser (and the second device's explorer) waiting for seconds.
+    // The explorer's own tables are drawn at once; paper gets everything.
+    '@media screen{.tw,figure{content-visibility:auto;contain-intrinsic-size:auto 420px}.cgx .tw{content-visibility:visible}}';
 
   // --- numbers as the house style writes them (src/util/units.c) ---
   function fmtBytes(b) {
@@ -846,7 +852,7 @@
     this.runs.forEach(function (r, k) {
       var m = r.momentAt(at[k]), part = el('div', { class: 'cgx-pin-run', 'data-side': r.side });
       pin.appendChild(part);
-      if (!m) { part.appendChild(el('p', {}, 'The ' + r.side + ' run had not started.')); return; }
+      if (!m) { part.appendChild(el('p', {}, 'The ' + r.side + ' run ' + (r.on ? 'had not started.' : 'is hidden.'))); return; }
       part.setAttribute('data-label', m.label);
       part.setAttribute('data-bytes', String(m.bytes));
       var mt = m.computed ? m.t : r.T[m.point];

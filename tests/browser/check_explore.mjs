@@ -128,6 +128,14 @@ async function explore(browser, spec) {
   check(n > 0 && n + nviews === datas, `${name}: ${n} explorers and ${nviews} segment views started for ${datas} data elements`);
   // the first explorer starts while the page after it is still being parsed
   // (each as soon as its data element is), not at DOMContentLoaded
+  // the static page's tables and charts are laid out only near the screen
+  // (content-visibility, docs/report-explore.md); the explorer's at once
+  const cv = await page.evaluate(() => {
+    const of = (e) => e && getComputedStyle(e).contentVisibility;
+    return { table: of(document.querySelector('main .tw:not(.cgx .tw)')), figure: of(document.querySelector('main figure')) };
+  });
+  check(cv.table === 'auto' && (cv.figure === undefined || cv.figure === 'auto'),
+    `${name}: the static page's tables and charts have content-visibility ${JSON.stringify(cv)}`);
   const early = await page.evaluate(() => Number(document.documentElement.dataset.cgxEarly));
   check(early >= 1, `${name}: ${early} explorers started before the page was parsed`);
   for (let k = 0; k < n; k++) {
@@ -160,13 +168,14 @@ async function explore(browser, spec) {
     await page.mouse.click(at.x, at.y);
     const pinned = await page.evaluate((k) => {
       const pin = window.cgmemExplorers[k].pin;
-      return { label: pin.dataset.label, bytes: Number(pin.dataset.bytes),
+      return { label: pin.dataset.label, bytes: Number(pin.dataset.bytes), cv: getComputedStyle(pin.querySelector('.tw')).contentVisibility,
         rows: [...pin.querySelectorAll('table.cgx-pin-top tbody tr')].map((tr) => [Number(tr.dataset.bytes),
           tr.cells[1].textContent, tr.cells[2].textContent, tr.cells[3].textContent, tr.dataset.allocated, tr.dataset.freed]) };
     }, k);
     const top = (dev.at_peak.top || []).map((a) => [a.bytes, a.category, a.op || '', a.span_path || '',
       a.allocated_ns === null ? '' : String(a.allocated_ns), a.freed_ns === null ? '' : String(a.freed_ns)]);
     check(pinned.label === 'peak' && pinned.bytes === want, `${where}: pinned ${pinned.label} of ${pinned.bytes} B`);
+    check(pinned.cv === 'visible', `${where}: the pinned tables have content-visibility ${pinned.cv}`);
     check(JSON.stringify(pinned.rows) === JSON.stringify(top),
       `${where}: the pinned list differs from summary.json's at_peak.top:\n  ${JSON.stringify(pinned.rows.slice(0, 2))}\n  ${JSON.stringify(top.slice(0, 2))}`);
     // a step's peak, pinned from the page's list of worked-out moments: the
