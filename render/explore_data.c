@@ -460,6 +460,12 @@ static moment *device_moments(const cg_analysis *a, uint32_t dv, size_t *n, uint
 		mo[k].t = oom != CG_NONE ? tl->ooms[oom].t_ns : after_t(tl, e->after);
 		mo[k++].ls = e;
 	}
+	/* The step peaks' live sets in one pass over the device's records. */
+	uint32_t *after = cg_calloc(*steps_pinned ? *steps_pinned : 1, sizeof *after);
+	cg_liveset_device *own = cg_calloc(*steps_pinned ? *steps_pinned : 1, sizeof *own);
+	for (uint32_t j = 0; j < *steps_pinned; j++)
+		after[j] = ot->steps[j].peak_after;
+	cg_liveset_device_many(own, tl, dv, after, *steps_pinned);
 	for (uint32_t j = 0; j < *steps_pinned; j++) {
 		const cg_step_stats *st = &ot->steps[j];
 		moment *m = &mo[k++];
@@ -467,9 +473,11 @@ static moment *device_moments(const cg_analysis *a, uint32_t dv, size_t *n, uint
 		m->step = j;
 		m->after = st->peak_after;
 		m->t = st->peak_t_ns;
-		cg_liveset_device_at(&m->own, tl, dv, st->peak_after);
+		m->own = own[j];
 		m->ls = &m->own;
 	}
+	cg_free(own);
+	cg_free(after);
 	*n = k;
 	return mo;
 }

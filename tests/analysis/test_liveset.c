@@ -119,6 +119,81 @@ static void without_pairing_only_the_sums_are_given(void **state)
 	cg_timeline_free(tl);
 }
 
+/* The trace above plus an id allocated again while live, a double free
+ * and a second device, so every branch of the sums and lists is met. */
+static cg_timeline *messy_trace(bool paired)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_device(tl, "cuda:0");
+	tu_device(tl, "cuda:1");
+	tl->devices[0].baseline_bytes = 5;
+	tl->source.pairing_known = paired;
+	tu_span(tl, "r", NULL, "run", 0, 200, CG_PHASE_NONE);
+	tu_span(tl, "f", "r", "fwd", 10, 90, CG_PHASE_FORWARD);
+	tu_mem(tl, 1, "w", "r", "cuda:0", 400, A, CG_CAT_PARAMETER, "empty");
+	tu_mem(tl, 2, "w1", "r", "cuda:1", 64, A, CG_CAT_PARAMETER, "empty");
+	tu_mem(tl, 11, "a", "f", "cuda:0", 300, A, CG_CAT_ACTIVATION, "mm");
+	tu_mem(tl, 12, "a", "f", "cuda:0", 128, A, CG_CAT_ACTIVATION, "mm"); /* ends the first a */
+	tu_mem(tl, 13, "t", "f", "cuda:0", 300, A, CG_CAT_TEMPORARY, "mm");
+	tu_mem(tl, 14, "t", "f", "cuda:0", 300, F, CG_CAT_TEMPORARY, NULL);
+	tu_mem(tl, 15, "t", "f", "cuda:0", 300, F, CG_CAT_TEMPORARY, NULL); /* double free */
+	tu_mem(tl, 16, "old", "f", "cuda:0", 50, F, CG_CAT_INPUT, NULL);	   /* from before the trace */
+	tu_mem(tl, 17, "g", "f", "cuda:0", 300, A, CG_CAT_GRADIENT, "mm");
+	tu_mem(tl, 18, "old2", "f", "cuda:0", 70, F, CG_CAT_INPUT, NULL);
+	tu_mem(tl, 19, "a", "f", "cuda:0", 128, F, CG_CAT_ACTIVATION, NULL);
+	tu_mem(tl, 20, "t1", "f", "cuda:1", 32, A, CG_CAT_TEMPORARY, "mm");
+	tu_tl_finalize(tl);
+	return tl;
+}
+
+static void assert_same_live_set(const cg_liveset_device *a, const cg_liveset_device *b)
+{
+	assert_int_equal(a->after, b->after);
+	assert_int_equal(a->bytes, b->bytes);
+	assert_int_equal(a->count, b->count);
+	assert_memory_equal(a->by_category, b->by_category, sizeof a->by_category);
+	assert_memory_equal(a->count_by_category, b->count_by_category, sizeof a->count_by_category);
+	assert_int_equal(a->listed, b->listed);
+	assert_memory_equal(a->by_phase, b->by_phase, sizeof a->by_phase);
+	assert_memory_equal(a->by_phase_category, b->by_phase_category, sizeof a->by_phase_category);
+	assert_int_equal(a->nallocs, b->nallocs);
+	for (size_t i = 0; i < a->nallocs; i++) {
+		assert_int_equal(a->allocs[i].alloc, b->allocs[i].alloc);
+		assert_int_equal(a->allocs[i].end, b->allocs[i].end);
+		assert_int_equal(a->allocs[i].bytes, b->allocs[i].bytes);
+	}
+}
+
+static void many_moments_in_one_pass_equal_one_moment_at_a_time(void **state)
+{
+	for (int paired = 0; paired <= 1; paired++) {
+		cg_timeline *tl = messy_trace(paired);
+		/* every record, before any, another device's record and past the
+		 * end, out of order and with repeats */
+		uint32_t after[32];
+		size_t n = 0;
+		for (uint32_t i = (uint32_t)tl->nmem; i-- > 0;)
+			after[n++] = i;
+		after[n++] = CG_NONE;
+		after[n++] = (uint32_t)tl->nmem + 3;
+		after[n++] = 3;
+		after[n++] = 0;
+		for (uint32_t d = 0; d < tl->ndevices; d++) {
+			cg_liveset_device many[32];
+			cg_liveset_device_many(many, tl, d, after, n);
+			for (size_t j = 0; j < n; j++) {
+				cg_liveset_device one;
+				cg_liveset_device_at(&one, tl, d, after[j]);
+				assert_same_live_set(&many[j], &one);
+				cg_liveset_device_clear(&one);
+				cg_liveset_device_clear(&many[j]);
+			}
+		}
+		cg_timeline_free(tl);
+	}
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -126,6 +201,7 @@ int main(void)
 		cmocka_unit_test(before_any_record_only_older_memory_is_live),
 		cmocka_unit_test(at_the_end_what_was_never_freed_is_live),
 		cmocka_unit_test(without_pairing_only_the_sums_are_given),
+		cmocka_unit_test(many_moments_in_one_pass_equal_one_moment_at_a_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

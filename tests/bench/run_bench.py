@@ -9,6 +9,10 @@ against the I/O floor, a naive cJSON parse and a Python script.
     python3 tests/bench/run_bench.py --kineto ...         # then the 355 MB PyTorch trace (kineto_bench.py)
     python3 tests/bench/run_bench.py --kineto-only ...    # only that
 
+With libsimdjson-dev installed (tests/bench/README.md), the bench target also
+builds simdjson_peak, the fast reference of issue 17, timed beside cgmem on
+every uncompressed trace (its peaks are checked against summary.json's).
+
 Traces go to DIR (default $CGMEM_BENCH_DIR, else /tmp/cgmem-bench), never the
 repository: the 10 M-line ones are about 2 GB each. Runs alternate between
 commands, round after round, so that the ratios hold on a noisy machine; the
@@ -89,6 +93,8 @@ def commands(args, path, gz, outdir):
     else:
         cmds.append(("cat", ["cat", path], "floor"))
         cmds.append(("naive cJSON", [args.naive, path], "naive"))
+        if args.simdjson:
+            cmds.append(("simdjson On-Demand, 1 core", [args.simdjson, path], "simdjson"))
     if args.no_trace:
         cmds.append(("cgmem report --no-trace", cg + ["--no-trace"], "cgmem"))
     cmds.append(("cgmem report", cg, "cgmem"))
@@ -127,7 +133,25 @@ def measure(args, path, gz, counts):
             "runs": len(s),
             "strings": strings.get(label),
         }
-    return {"path": path, "gzip": bool(gz), "data_bytes": data_bytes, "counts": counts, "rows": rows}
+    result = {"path": path, "gzip": bool(gz), "data_bytes": data_bytes, "counts": counts, "rows": rows}
+    if any(kind == "simdjson" for _, _, kind in cmds):
+        check_peaks(args, path, os.path.join(outdir, "summary.json"))
+    return result
+
+
+def check_peaks(args, path, summary):
+    """The reference must compute what cgmem computes: its peaks (bytes and
+    time per device) against those of the last cgmem run's summary.json."""
+    out = subprocess.run([args.simdjson, path], capture_output=True, text=True, check=True).stdout
+    ref = {}
+    for line in out.splitlines():
+        m = re.fullmatch(r"(.*): peak (-?\d+) B at (\d+) ns", line)
+        ref[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    devices = json.load(open(summary))["devices"]
+    got = {d["name"]: (d["peak"]["bytes"], d["peak"]["time_ns"]) for d in devices if d["peak"]["bytes"] is not None}
+    if got != ref:
+        sys.exit(f"run_bench: simdjson_peak and cgmem disagree on {path}: {ref} against {got}")
+    print(f"  {os.path.basename(path)}: simdjson_peak's peaks equal cgmem's ({len(ref)} devices)", file=sys.stderr)
 
 
 def ratio(a, b):
@@ -142,11 +166,15 @@ def table(result):
     floor = next((r for r in rows.values() if r["kind"] == "floor"), None)
     naive = next((r for r in rows.values() if r["kind"] == "naive"), None)
     py = next((r for r in rows.values() if r["kind"] == "python"), None)
+    simd = next((r for r in rows.values() if r["kind"] == "simdjson"), None)
     out = [f"\n{os.path.basename(result['path'])}: {lines:,} lines, {mb:,.0f} MB of JSONL, "
            f"{nmem:,} memory records",
            "| command | wall s | CPU s | MB/s | lines/s | peak RSS MB | RSS B/mem rec | (RSS - strings) B/mem rec"
            " | / naive cJSON | / cat | / Python |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    if simd:
+        out[1] += " / simdjson |"
+        out[2] += "---|"
     for label, r in rows.items():
         per = r["rss"] / nmem
         net = f"{(r['rss'] - r['strings']) / nmem:.0f}" if r["strings"] is not None else "-"
@@ -154,7 +182,12 @@ def table(result):
                    f"{lines / r['wall']:,.0f} | {r['rss'] / 1e6:,.0f} | {per:.0f} | {net} | "
                    f"{ratio(r['wall'], naive['wall']) if naive else '-'} | "
                    f"{ratio(r['wall'], floor['wall']) if floor else '-'} | "
-                   f"{ratio(r['wall'], py['wall']) if py else '-'} |")
+                   f"{ratio(r['wall'], py['wall']) if py else '-'} |" +
+                   (f" {ratio(r['wall'], simd['wall'])} |" if simd else ""))
+    nt = rows.get("cgmem report --no-trace")
+    if simd and nt:
+        out.append(f"report --no-trace / simdjson On-Demand: wall {nt['wall'] / simd['wall']:.2f}x, "
+                   f"CPU {nt['cpu'] / simd['cpu']:.2f}x (issue 17's target: wall at most 2.0x, stretch 1.5x)")
     return "\n".join(out)
 
 
@@ -167,6 +200,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--python-runs", type=int, default=None, help="rounds that include Python (default: all)")
     ap.add_argument("--no-python", action="store_true")
+    ap.add_argument("--no-simdjson", action="store_true", help="leave out the simdjson reference (issue 17)")
     ap.add_argument("--quick", action="store_true", help="only the commands the issue asks for")
     ap.add_argument("--snapshot", action="store_true",
                     help="then time cgmem and pickle.load on a 1 GB allocator snapshot (snapshot_bench.py)")
@@ -180,6 +214,13 @@ def main():
     args.cgmem = os.path.join(args.build, "cgmem")
     args.gentrace = os.path.join(args.build, "tests", "bench", "gentrace")
     args.naive = os.path.join(args.build, "tests", "bench", "naive_cjson")
+    args.simdjson = os.path.join(args.build, "tests", "bench", "simdjson_peak")
+    if args.no_simdjson or not os.access(args.simdjson, os.X_OK):
+        if not args.no_simdjson:
+            print("run_bench: no simdjson reference (tests/bench/simdjson_peak is built with the bench target "
+                  "only when libsimdjson-dev is installed: apt-get install libsimdjson-dev, then configure again); "
+                  "skipping it", file=sys.stderr)
+        args.simdjson = None
     if args.snapshot_only:
         os.makedirs(args.dir, exist_ok=True)
         snapshot_bench.run_section(args)
