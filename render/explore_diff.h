@@ -1,5 +1,5 @@
 /* diff.html's explorer: per device of both runs, the data the page's
- * script (render/js/explore.js) draws both runs' live bytes from, each
+ * script (render/js/explore_views.js) draws both runs' live bytes from, each
  * run's as report.html's explorer has it, timed from each run's start.
  *
  *     cg_explore_script(d);               // once (explore_data.h)

@@ -1,13 +1,20 @@
-# cmake -DIN=explore.js -DOUT=explore_js.c -DNAME=cg_explore_js -P embed.cmake
+# cmake "-DIN=a.js;b.js" -DOUT=explore_js.c -DNAME=cg_explore_js -P embed.cmake
 # The page's script as a C string, and its SHA-256 in base64 for the
 # page's Content-Security-Policy (script-src 'sha256-...'): CMake alone,
-# no other build step.
-file(READ "${IN}" hex HEX)
+# no other build step. The inputs are joined in order into one script
+# (one file would pass the 900-line limit), written beside OUT and hashed.
+set(joined "")
+foreach(part IN LISTS IN)
+  file(READ "${part}" text)
+  string(APPEND joined "${text}")
+endforeach()
+file(WRITE "${OUT}.js" "${joined}")
+file(READ "${OUT}.js" hex HEX)
 string(LENGTH "${hex}" n)
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
 string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
 
-file(SHA256 "${IN}" sha)
+file(SHA256 "${OUT}.js" sha)
 set(alphabet "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 set(b64 "")
 # 32 bytes: ten groups of three, then two bytes and one '='.
