@@ -189,7 +189,7 @@ static void device_leaks(const cg_timeline *tl, const cg_leaks_input *in, uint32
 			continue;
 		uint32_t step = in->step_of_span && m->span != CG_NONE && m->span < in->nspans
 					? in->step_of_span[m->span] : CG_NONE;
-		c[n++] = (cand){i, m->span, m->op, step, 0, NULL};
+		c[n++] = (cand){i, m->span, cg_timeline_mem_op(tl, m), step, 0, NULL};
 		add_sat(&o->bytes, m->bytes);
 		o->count++;
 		if (!per_step) {

@@ -90,7 +90,7 @@ static void peak_rows(row *r, const cg_analysis *a, uint32_t d)
 		text(r, cg_phase_name(cg_live_alloc_phase(tl, la)));
 		if (la->alloc != CG_NONE) {
 			text(r, cg_timeline_span_path(tl, m->span, path, sizeof path));
-			text(r, cg_timeline_str(tl, m->op));
+			text(r, cg_timeline_str(tl, cg_timeline_mem_op(tl, m)));
 			u64(r, m->t_ns);
 			u64(r, m->line);
 		} else {

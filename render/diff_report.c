@@ -220,8 +220,8 @@ static void allocations_section(cg_doc *d, const cg_diff_view *v, const cg_diff_
 			 cg_fmt_count(l1, sizeof l1, g->live.v[1]));
 		const char *p = fit_path(v, g->path, path, sizeof path);
 		ROW(d, side_words[g->side], count, fmt_b(bytes, g->bytes), cg_category_name((cg_category)m->category),
-		    m->op == CG_STR_EMPTY ? "" : cg_timeline_str(tl, m->op),
-		    cg_timeline_shape_format(tl, m->shape, shape, sizeof shape), p, live);
+		    cg_timeline_mem_op(tl, m) == CG_STR_EMPTY ? "" : cg_timeline_str(tl, cg_timeline_mem_op(tl, m)),
+		    cg_timeline_shape_format(tl, cg_timeline_mem_shape(tl, m), shape, sizeof shape), p, live);
 	}
 	cg_doc_note(d, "Allocations are matched by span path (steps as their label), op, shape and size, counting "
 		       "each kind: two allocations of a kind at one peak and three at the other leave one unmatched. "

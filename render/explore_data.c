@@ -213,7 +213,7 @@ static void write_series(cg_jw *w, const cg_analysis *a, uint32_t dv, const bool
 		cg_jw_u64(w, m->action == CG_ALLOC ? 0 : 1);
 		cg_jw_u64(w, m->bytes);
 		const cg_mem *who = m->action == CG_FREE && m->pair != CG_NONE ? &tl->mem[m->pair] : m;
-		cg_jw_i64(w, op_index(s, l, tl, who->op));
+		cg_jw_i64(w, op_index(s, l, tl, cg_timeline_mem_op(tl, who)));
 		cg_jw_i64(w, span_index(s, l, tl, who->span));
 		for (int c = 0; c < CG_CAT_COUNT; c++)
 			if (occurs[cg_chart_stack_order[c]])
@@ -334,7 +334,7 @@ static void write_allocs(cg_jw *w, const cg_timeline *tl, const cg_device *dev, 
 		}
 		cg_jw_u64(w, m->bytes);
 		cg_jw_u64(w, m->category);
-		cg_jw_i64(w, pre ? -1 : op_index(s, l, tl, m->op));
+		cg_jw_i64(w, pre ? -1 : op_index(s, l, tl, cg_timeline_mem_op(tl, m)));
 		cg_jw_i64(w, pre ? -1 : span_index(s, l, tl, m->span));
 		cg_jw_i64(w, op_index(s, l, tl, m->tensor));
 	}

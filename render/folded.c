@@ -188,7 +188,7 @@ static item live_item(const cg_timeline *tl, const cg_live_alloc *la)
 	if (la->alloc == CG_NONE)
 		return (item){CG_NONE, CG_STR_EMPTY, (uint8_t)c, STACK_BEFORE_TRACE, la->bytes};
 	const cg_mem *m = &tl->mem[la->alloc];
-	return (item){m->span, m->op, (uint8_t)c, STACK_SPANS, la->bytes};
+	return (item){m->span, cg_timeline_mem_op(tl, m), (uint8_t)c, STACK_SPANS, la->bytes};
 }
 
 void cg_folded_peak_write(cg_sink *out, const cg_analysis *a, uint32_t d)

@@ -265,7 +265,7 @@ static void moment_of_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const c
 		cg_doc_paragraph(d, "Live memory peaked at %s at %s, when %s of %s (%s, %s phase) was allocated in %s. "
 				    "%" PRIu64 " allocations were live.",
 				 bytes_exact(b, p->peak_bytes), when(tl, t, p->peak_t_ns), bytes(mb, m->bytes),
-				 m->op ? cg_timeline_str(tl, m->op) : "an unnamed op",
+				 cg_timeline_mem_op(tl, m) ? cg_timeline_str(tl, cg_timeline_mem_op(tl, m)) : "an unnamed op",
 				 category_label((cg_category)m->category), cg_phase_name(cg_timeline_mem_phase(tl, m)),
 				 *where ? where : *path ? path : "no span", ls->count);
 		peak_stack(d, tl, m->span);
@@ -420,10 +420,10 @@ static void largest_at_peak(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 		if (la->alloc != CG_NONE) {
 			const cg_mem *m = &tl->mem[la->alloc];
 			char shape[96];
-			cg_timeline_shape_format(tl, m->shape, shape, sizeof shape);
-			const char *dt = m->dtype ? cg_timeline_str(tl, tl->dtypes[m->dtype].name) : "";
-			snprintf(sh, sizeof sh, "%s%s%s", m->shape ? shape : "?", *dt ? " " : "", dt);
-			op = m->op ? cg_timeline_str(tl, m->op) : "?";
+			cg_timeline_shape_format(tl, cg_timeline_mem_shape(tl, m), shape, sizeof shape);
+			const char *dt = cg_timeline_mem_dtype(tl, m) ? cg_timeline_str(tl, tl->dtypes[cg_timeline_mem_dtype(tl, m)].name) : "";
+			snprintf(sh, sizeof sh, "%s%s%s", cg_timeline_mem_shape(tl, m) ? shape : "?", *dt ? " " : "", dt);
+			op = cg_timeline_mem_op(tl, m) ? cg_timeline_str(tl, cg_timeline_mem_op(tl, m)) : "?";
 			path = cg_stack_span_cell(tl, m->span);
 			when(tl, at, m->t_ns);
 		} else {
@@ -594,7 +594,7 @@ static void end_of_trace(cg_doc *d, const cg_analysis *a, uint32_t dv)
 		const cg_mem *m = &tl->mem[e->last_allocs[k]];
 		char *path = cg_stack_span_cell(tl, m->span);
 		cell at, mb;
-		ROW(d, when(tl, at, m->t_ns), bytes(mb, m->bytes), m->op ? cg_timeline_str(tl, m->op) : "?",
+		ROW(d, when(tl, at, m->t_ns), bytes(mb, m->bytes), cg_timeline_mem_op(tl, m) ? cg_timeline_str(tl, cg_timeline_mem_op(tl, m)) : "?",
 		    category_label((cg_category)m->category), path);
 		cg_free(path);
 	}

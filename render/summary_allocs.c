@@ -44,10 +44,10 @@ static void fill(cells *c, const cg_timeline *tl, const cg_alloc_row *r)
 	}
 	cg_phase phase = cg_timeline_mem_phase(tl, m);
 	put_text(c, PHASE, cg_phase_name(phase), phase != CG_PHASE_NONE);
-	put_text(c, OP, m->op != CG_STR_EMPTY ? cg_timeline_str(tl, m->op) : "?", m->op != CG_STR_EMPTY);
-	cg_timeline_shape_format(tl, m->shape, shape, sizeof shape);
+	put_text(c, OP, cg_timeline_mem_op(tl, m) != CG_STR_EMPTY ? cg_timeline_str(tl, cg_timeline_mem_op(tl, m)) : "?", cg_timeline_mem_op(tl, m) != CG_STR_EMPTY);
+	cg_timeline_shape_format(tl, cg_timeline_mem_shape(tl, m), shape, sizeof shape);
 	put_text(c, SHAPE, shape, strcmp(shape, "[]") != 0 && shape[0]);
-	put_text(c, DTYPE, cg_timeline_str(tl, tl->dtypes[m->dtype].name), m->dtype != 0);
+	put_text(c, DTYPE, cg_timeline_str(tl, tl->dtypes[cg_timeline_mem_dtype(tl, m)].name), cg_timeline_mem_dtype(tl, m) != 0);
 	cg_timeline_fmt_time(tl, t1, sizeof t1, m->t_ns);
 	if (!tl->source.pairing_known)
 		snprintf(when, sizeof when, "%s", t1);

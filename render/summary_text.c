@@ -200,7 +200,7 @@ static void print_key_figures(cg_lines *f, const cg_analysis *a, uint32_t d)
 		if (cat || ph)
 			snprintf(what, sizeof what, " (%s%s%s)", cat ? cat : "", cat && ph ? ", " : "", ph ? ph : "");
 		key_figure(f, "reached by", "%s of %s%s", bytes_text(b1, m->bytes),
-		   m->op != CG_STR_EMPTY ? cg_timeline_str(tl, m->op) : "an allocation", what);
+		   cg_timeline_mem_op(tl, m) != CG_STR_EMPTY ? cg_timeline_str(tl, cg_timeline_mem_op(tl, m)) : "an allocation", what);
 		cg_stack_span_where(tl, m->span, path, sizeof path);
 		if (path[0])
 			key_figure(f, "", "%s", cg_lines_fit(fitted, sizeof fitted, path, f->width - 2 - LABEL));

@@ -452,8 +452,9 @@ static void count_allocs(trie *t, amap *m, const cg_analysis *a, const uint32_t 
 			k.path = child(t, 0, CG_PATHNODE_BEFORE_TRACE, CG_STR_EMPTY);
 		else
 			k.path = mem->span == CG_NONE || mem->span >= tl->nspans ? 0 : span_path[mem->span];
-		k.op = intern_str(t->r, tl, mem->op);
-		k.shape = intern(t->r, cg_strtab_get(tl->shapes, mem->shape), cg_strtab_len(tl->shapes, mem->shape));
+		uint32_t shape = cg_timeline_mem_shape(tl, mem);
+		k.op = intern_str(t->r, tl, cg_timeline_mem_op(tl, mem));
+		k.shape = intern(t->r, cg_strtab_get(tl->shapes, shape), cg_strtab_len(tl->shapes, shape));
 		k.size = la->bytes;
 		aentry *e = amap_get(m, &k);
 		if (e->count[side]++ == 0)

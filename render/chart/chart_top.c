@@ -51,11 +51,11 @@ const char *cg_chart_top_allocations_skip(const cg_analysis *a, uint32_t d)
  * bigger than one element (PyTorch 1.13 records no output shapes). */
 static void shape_text(const cg_timeline *tl, const cg_mem *m, char *buf, size_t size)
 {
-	if (cg_timeline_shape_ndims(tl, m->shape) > 0) {
-		cg_timeline_shape_format(tl, m->shape, buf, size);
+	if (cg_timeline_shape_ndims(tl, cg_timeline_mem_shape(tl, m)) > 0) {
+		cg_timeline_shape_format(tl, cg_timeline_mem_shape(tl, m), buf, size);
 		return;
 	}
-	unsigned elem = tl->dtypes[m->dtype].size;
+	unsigned elem = tl->dtypes[cg_timeline_mem_dtype(tl, m)].size;
 	snprintf(buf, size, "%s", elem && m->bytes <= elem ? "[]" : "?");
 }
 
@@ -69,13 +69,13 @@ static void fill_row(const cg_timeline *tl, const cg_live_alloc *la, row *r)
 		snprintf(r->text[COL_OP], sizeof r->text[COL_OP], "?");
 		snprintf(r->text[COL_SPAN], sizeof r->text[COL_SPAN], "before the trace");
 	} else {
-		snprintf(r->text[COL_OP], sizeof r->text[COL_OP], "%s", m->op ? cg_timeline_str(tl, m->op) : "?");
+		snprintf(r->text[COL_OP], sizeof r->text[COL_OP], "%s", cg_timeline_mem_op(tl, m) ? cg_timeline_str(tl, cg_timeline_mem_op(tl, m)) : "?");
 		uint32_t s = cg_chart_named_span(tl, m->span);
 		snprintf(r->text[COL_SPAN], sizeof r->text[COL_SPAN], "%s",
 			 s == CG_NONE ? "?" : cg_timeline_str(tl, tl->spans[s].name));
 	}
 	shape_text(tl, m, r->text[COL_SHAPE], sizeof r->text[COL_SHAPE]);
-	snprintf(r->text[COL_DTYPE], sizeof r->text[COL_DTYPE], "%s", m->dtype ? cg_timeline_str(tl, tl->dtypes[m->dtype].name) : "?");
+	snprintf(r->text[COL_DTYPE], sizeof r->text[COL_DTYPE], "%s", cg_timeline_mem_dtype(tl, m) ? cg_timeline_str(tl, tl->dtypes[cg_timeline_mem_dtype(tl, m)].name) : "?");
 }
 
 typedef struct layout {

@@ -153,14 +153,14 @@ static void write_group(cg_jw *w, const cg_diff_view *v, const cg_diff_alloc_gro
 	cg_jw_kv_string(w, "peak", side_names[g->side]);
 	cg_jw_kv_string(w, "path", cg_diff_path(v->diff, g->path, path, sizeof path));
 	cg_jw_key(w, "op");
-	if (m->op == CG_STR_EMPTY)
+	if (cg_timeline_mem_op(tl, m) == CG_STR_EMPTY)
 		cg_jw_null(w);
 	else
-		cg_jw_string_n(w, cg_timeline_str(tl, m->op), cg_strtab_len(tl->strings, m->op));
+		cg_jw_string_n(w, cg_timeline_str(tl, cg_timeline_mem_op(tl, m)), cg_strtab_len(tl->strings, cg_timeline_mem_op(tl, m)));
 	cg_jw_key(w, "shape");
 	cg_jw_array(w);
-	for (size_t i = 0; i < cg_timeline_shape_ndims(tl, m->shape); i++)
-		cg_jw_u64(w, cg_timeline_shape_dim(tl, m->shape, i));
+	for (size_t i = 0; i < cg_timeline_shape_ndims(tl, cg_timeline_mem_shape(tl, m)); i++)
+		cg_jw_u64(w, cg_timeline_shape_dim(tl, cg_timeline_mem_shape(tl, m), i));
 	cg_jw_end(w);
 	cg_jw_kv_u64(w, "size", g->size);
 	cg_jw_kv_u64(w, "count", g->count);

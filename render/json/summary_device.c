@@ -73,19 +73,19 @@ void cg_summary_json_alloc(cg_jw *w, const cg_timeline *tl, uint32_t alloc, uint
 	cg_jw_kv_u64(w, "bytes", bytes);
 	cg_jw_kv_string(w, "category", cg_category_name((cg_category)m->category));
 	if (alloc != CG_NONE) {
-		kv_str_or_null(w, tl, "op", m->op);
+		kv_str_or_null(w, tl, "op", cg_timeline_mem_op(tl, m));
 		kv_span_path(w, tl, "span_path", m->span);
 		cg_jw_kv_string(w, "phase", cg_phase_name(cg_timeline_mem_phase(tl, m)));
-		write_shape(w, tl, m->shape);
-		cg_jw_kv_string(w, "dtype", cg_timeline_str(tl, tl->dtypes[m->dtype].name));
+		write_shape(w, tl, cg_timeline_mem_shape(tl, m));
+		cg_jw_kv_string(w, "dtype", cg_timeline_str(tl, tl->dtypes[cg_timeline_mem_dtype(tl, m)].name));
 		cg_jw_kv_u64(w, "allocated_ns", m->t_ns);
 		cg_jw_kv_u64(w, "line", m->line);
 	} else {
 		kv_null(w, "op");
 		kv_null(w, "span_path");
 		cg_jw_kv_string(w, "phase", cg_phase_name(CG_PHASE_NONE));
-		write_shape(w, tl, m->shape);
-		cg_jw_kv_string(w, "dtype", cg_timeline_str(tl, tl->dtypes[m->dtype].name));
+		write_shape(w, tl, cg_timeline_mem_shape(tl, m));
+		cg_jw_kv_string(w, "dtype", cg_timeline_str(tl, tl->dtypes[cg_timeline_mem_dtype(tl, m)].name));
 		kv_null(w, "allocated_ns");
 		cg_jw_kv_u64(w, "line", m->line);
 	}

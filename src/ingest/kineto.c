@@ -74,7 +74,7 @@ static int add_memory(cg_kineto_events *k, const cg_str *span_of, const cg_str *
 	cg_timeline *tl = k->tl;
 	for (size_t i = 0; i < k->nmem; i++) {
 		const cg_kineto_mem *km = &k->mem[i];
-		cg_mem m = {0};
+		cg_mem_in m = {0};
 		m.t_ns = since(km->ts, k->origin);
 		m.bytes = km->bytes;
 		m.tensor = km->addr;

@@ -88,7 +88,7 @@ static int one_record(raw *x, const cg_chrome_event *ev, cg_error *err)
 
 static int add(raw *x, const rec *r, uint64_t t_ns, uint16_t device)
 {
-	cg_mem m = {0};
+	cg_mem_in m = {0};
 	m.t_ns = t_ns;
 	m.bytes = r->bytes < 0 ? (uint64_t)-r->bytes : (uint64_t)r->bytes;
 	m.span = CG_STR_EMPTY;

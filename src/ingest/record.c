@@ -493,7 +493,7 @@ static int add_tensor(ctx *c)
 
 static int add_memory(ctx *c)
 {
-	cg_mem m = {0};
+	cg_mem_in m = {0};
 	uint64_t elements, dense;
 	bool known;
 	const char *action;

@@ -484,7 +484,7 @@ static int add_early_block(cg_snap_reader *x, const early_block *e, const cg_str
 	const cg_snap_block *blk = &x->s->blocks[e->block];
 	char addr[24];
 	size_t alen = hex_address(addr, blk->address);
-	cg_mem m = {0};
+	cg_mem_in m = {0};
 	m.t_ns = e->t_ns;
 	m.bytes = blk->requested;
 	m.span = ids[e->span];
@@ -537,7 +537,7 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 			continue;
 		char addr[24];
 		size_t alen = hex_address(addr, e->addr);
-		cg_mem m = {0};
+		cg_mem_in m = {0};
 		m.t_ns = e->t_ns;
 		m.bytes = e->size;
 		m.span = span_of[i] == CG_NONE ? CG_STR_EMPTY : ids[span_of[i]];

@@ -1,5 +1,6 @@
 #include "timeline.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@ cg_timeline *cg_timeline_new(const cg_timeline_limits *limits)
 	tl->strings = cg_strtab_new(lim.max_string_bytes);
 	tl->shapes = cg_strtab_new(lim.max_string_bytes);
 	tl->last_device = CG_NONE;
+	tl->last_site = CG_NONE;
 	tl->first_t_ns = UINT64_MAX;
 	tl->source.categories_known = true;
 	tl->source.pairing_known = true;
@@ -68,6 +70,8 @@ void cg_timeline_free(cg_timeline *tl)
 	cg_strtab_free(tl->strings);
 	cg_strtab_free(tl->shapes);
 	cg_free(tl->mem);
+	cg_free(tl->mem_sites);
+	cg_free(tl->site_index);
 	cg_free(tl->spans);
 	cg_free(tl->ops);
 	cg_free(tl->op_inputs);
@@ -354,10 +358,73 @@ static void see_time(cg_timeline *tl, uint64_t t)
 		(tl)->nrecords++; \
 	} while (0)
 
-int cg_timeline_add_mem(cg_timeline *tl, const cg_mem *m)
+_Static_assert(sizeof(cg_mem) == 40, "a memory record is 40 bytes (docs/performance.md)");
+
+static size_t site_hash(cg_str op, uint32_t shape, uint8_t dtype)
 {
-	APPEND(tl, mem, nmem, mem_cap, m);
-	see_time(tl, m->t_ns);
+	uint64_t k = ((uint64_t)op << 32 | shape) * 0x9e3779b97f4a7c15u ^ (uint64_t)dtype * 0xc2b2ae3d27d4eb4fu;
+	return (size_t)(k ^ k >> 29);
+}
+
+static bool site_is(const cg_mem_site *s, cg_str op, uint32_t shape, uint8_t dtype)
+{
+	return s->op == op && s->shape == shape && s->dtype == dtype;
+}
+
+static void site_rehash(cg_timeline *tl, size_t cap)
+{
+	cg_free(tl->site_index);
+	tl->site_index = cg_calloc(cap, sizeof *tl->site_index);
+	tl->site_index_cap = cap;
+	for (size_t i = 0; i < tl->nmem_sites; i++) {
+		const cg_mem_site *s = &tl->mem_sites[i];
+		size_t h = site_hash(s->op, s->shape, s->dtype) & (cap - 1);
+		while (tl->site_index[h])
+			h = (h + 1) & (cap - 1);
+		tl->site_index[h] = (uint32_t)i + 1;
+	}
+}
+
+int cg_timeline_mem_site(cg_timeline *tl, cg_str op, uint32_t shape, uint8_t dtype, uint32_t *out)
+{
+	if (tl->last_site != CG_NONE && site_is(&tl->mem_sites[tl->last_site], op, shape, dtype)) {
+		*out = tl->last_site;
+		return 0;
+	}
+	if ((tl->nmem_sites + 1) * 2 > tl->site_index_cap)
+		site_rehash(tl, tl->site_index_cap ? tl->site_index_cap * 2 : 64);
+	size_t mask = tl->site_index_cap - 1, h = site_hash(op, shape, dtype) & mask;
+	for (; tl->site_index[h]; h = (h + 1) & mask) {
+		uint32_t i = tl->site_index[h] - 1;
+		if (site_is(&tl->mem_sites[i], op, shape, dtype)) {
+			*out = tl->last_site = i;
+			return 0;
+		}
+	}
+	if (tl->nmem_sites >= CG_NONE - 1)
+		return hit(tl, CG_LIMIT_INDEX);
+	CG_GROW(tl->mem_sites, tl->mem_sites_cap, tl->nmem_sites + 1);
+	tl->mem_sites[tl->nmem_sites] = (cg_mem_site){op, shape, dtype};
+	tl->site_index[h] = (uint32_t)tl->nmem_sites + 1;
+	*out = tl->last_site = (uint32_t)tl->nmem_sites++;
+	return 0;
+}
+
+int cg_timeline_add_mem(cg_timeline *tl, const cg_mem_in *in)
+{
+	if (tl->max_records && tl->nrecords >= tl->max_records)
+		return hit(tl, CG_LIMIT_RECORDS);
+	if (tl->nmem >= CG_NONE - 1)
+		return hit(tl, CG_LIMIT_INDEX);
+	uint32_t site;
+	int rc = cg_timeline_mem_site(tl, in->op, in->shape, in->dtype, &site);
+	if (rc < 0)
+		return rc;
+	cg_mem m = {in->t_ns, in->bytes, in->tensor, in->span, site, in->pair, in->line, in->device,
+		    in->action & 1u, in->category & 15u, in->flags & 31u};
+	assert(m.action == in->action && m.category == in->category && m.flags == in->flags);
+	APPEND(tl, mem, nmem, mem_cap, &m);
+	see_time(tl, m.t_ns);
 	return 0;
 }
 

@@ -14,7 +14,7 @@
  *
  * Strings are interned (cg_str ids into tl->strings); shapes are interned
  * arrays of uint64 in tl->shapes. Records are fixed-size with no pointers:
- * a memory record is 48 bytes. */
+ * a memory record is 40 bytes. */
 #ifndef CG_TIMELINE_H
 #define CG_TIMELINE_H
 
@@ -46,12 +46,42 @@ enum {
  * (added - removed) per category give live bytes per category.
  * line (here and in every record) is where the record is in the file: its
  * line, or its 1-based event number for formats that are one JSON
- * document (cg_source.lines_are_events). */
+ * document (cg_source.lines_are_events).
+ *
+ * The record is 40 bytes, the largest share of a trace's memory: the op,
+ * shape and dtype, which repeat, are one interned site (tl->mem_sites,
+ * read with cg_timeline_mem_op/_shape/_dtype), and action, category and
+ * flags are bit-fields. Ingest appends a cg_mem_in, which has them all. */
 typedef struct cg_mem {
 	uint64_t t_ns;
 	uint64_t bytes;
 	cg_str tensor;
 	uint32_t span; /* span index, or CG_NONE */
+	uint32_t site; /* index into tl->mem_sites */
+	uint32_t pair;
+	uint32_t line;
+	uint16_t device;
+	unsigned action : 1;   /* cg_action */
+	unsigned category : 4; /* cg_category */
+	unsigned flags : 5;
+} cg_mem;
+
+_Static_assert(CG_CAT_COUNT <= 16 && CG_FREE <= 1, "cg_mem's bit-fields hold every category and action");
+
+/* Where a memory record was made: its op, shape and dtype. */
+typedef struct cg_mem_site {
+	cg_str op;	/* op_name, CG_STR_EMPTY when absent */
+	uint32_t shape; /* into tl->shapes */
+	uint8_t dtype;	/* index into tl->dtypes */
+} cg_mem_site;
+
+/* A memory record as ingest appends it (cg_timeline_add_mem): every field
+ * of cg_mem, with the site's fields in place of the site. */
+typedef struct cg_mem_in {
+	uint64_t t_ns;
+	uint64_t bytes;
+	cg_str tensor;
+	uint32_t span; /* the span id string, CG_STR_EMPTY for none */
 	cg_str op;     /* op_name, CG_STR_EMPTY when absent */
 	uint32_t shape;
 	uint32_t pair;
@@ -61,7 +91,7 @@ typedef struct cg_mem {
 	uint8_t category; /* cg_category */
 	uint8_t dtype;	  /* index into tl->dtypes */
 	uint8_t flags;
-} cg_mem;
+} cg_mem_in;
 
 /* cg_span.flags */
 enum { CG_SPAN_MEASURED = 1 << 0, CG_SPAN_ENDED = 1 << 1 };
@@ -313,6 +343,8 @@ typedef struct cg_timeline {
 
 	cg_mem *mem;
 	size_t nmem, mem_cap;
+	cg_mem_site *mem_sites; /* in order of first use */
+	size_t nmem_sites, mem_sites_cap;
 	cg_span *spans;
 	size_t nspans, spans_cap;
 	cg_op *ops;
@@ -367,6 +399,9 @@ typedef struct cg_timeline {
 	uint32_t last_device; /* cache for device lookups */
 	uint32_t *device_index; /* open addressing: interned name -> device + 1 (0: empty) */
 	size_t device_index_cap;
+	uint32_t *site_index; /* open addressing: site -> index + 1 (0: empty) */
+	size_t site_index_cap;
+	uint32_t last_site; /* cache for site lookups, CG_NONE when none */
 } cg_timeline;
 
 /* limits may be NULL for the defaults. Never fails (out of memory exits). */
@@ -409,7 +444,10 @@ static inline const char *cg_timeline_str(const cg_timeline *tl, cg_str id)
 /* Appending. While ingesting, span, parent and edge fields hold the interned
  * span id string (CG_STR_EMPTY for none); finalize resolves them to indices.
  * Each returns 0 or CG_ELIMIT (more than 2^32 - 2 records of a kind). */
-int cg_timeline_add_mem(cg_timeline *tl, const cg_mem *m);
+int cg_timeline_add_mem(cg_timeline *tl, const cg_mem_in *m);
+/* The site (op, shape, dtype) by value, added when new; CG_ELIMIT beyond
+ * 2^32 - 2 sites. */
+int cg_timeline_mem_site(cg_timeline *tl, cg_str op, uint32_t shape, uint8_t dtype, uint32_t *out);
 int cg_timeline_add_span(cg_timeline *tl, const cg_span *s);
 int cg_timeline_add_span_end(cg_timeline *tl, cg_str id, uint64_t duration_ns, uint32_t line);
 int cg_timeline_add_op(cg_timeline *tl, const cg_op *op, const cg_str *inputs, size_t ninputs);
@@ -437,6 +475,20 @@ static inline const char *cg_timeline_position_word(const cg_timeline *tl)
 /* Where a record is, for a message: "run.jsonl:18233", or "trace.json:
  * event 18233" for formats that number events. Returns buf. */
 char *cg_timeline_where(const cg_timeline *tl, uint64_t line, char *buf, size_t size);
+
+/* A memory record's op (CG_STR_EMPTY when absent), shape and dtype. */
+static inline cg_str cg_timeline_mem_op(const cg_timeline *tl, const cg_mem *m)
+{
+	return tl->mem_sites[m->site].op;
+}
+static inline uint32_t cg_timeline_mem_shape(const cg_timeline *tl, const cg_mem *m)
+{
+	return tl->mem_sites[m->site].shape;
+}
+static inline uint8_t cg_timeline_mem_dtype(const cg_timeline *tl, const cg_mem *m)
+{
+	return tl->mem_sites[m->site].dtype;
+}
 
 /* Bytes that memory record i adds to and removes from its device's live
  * bytes (after finalize). An alloc that replaces a live id also removes the

@@ -10,6 +10,7 @@ typedef struct remap {
 	uint32_t *shape;
 	uint16_t *device;
 	uint8_t dtype[UINT8_MAX + 1];
+	uint32_t *site;
 } remap;
 
 static bool count_fits(size_t a, size_t b)
@@ -35,7 +36,7 @@ bool cg_timeline_mergeable(const cg_timeline *dst, const cg_timeline *src)
 	       count_fits(dst->ntensors, src->ntensors) && count_fits(dst->ndevmem, src->ndevmem) &&
 	       count_fits(dst->ngradients, src->ngradients) && count_fits(dst->nedges, src->nedges) &&
 	       count_fits(dst->nooms, src->nooms) && count_fits(dst->nmeta, src->nmeta) &&
-	       count_fits(dst->nspan_ends, src->nspan_ends);
+	       count_fits(dst->nspan_ends, src->nspan_ends) && count_fits(dst->nmem_sites, src->nmem_sites);
 }
 
 /* Interns every string of src into dst in src's id order, which is the
@@ -86,6 +87,19 @@ static void map_dtypes(cg_timeline *dst, const cg_timeline *src, remap *maps)
 #define APPEND_ROOM(dst, arr, count, cap, n) \
 	((n) ? (CG_GROW((dst)->arr, (dst)->cap, (dst)->count + (n)), (dst)->arr + (dst)->count) : (dst)->arr)
 
+/* Sites in src's order of first use, as reading src's lines into dst
+ * would add them. */
+static void map_sites(cg_timeline *dst, const cg_timeline *src, remap *maps)
+{
+	maps->site = cg_malloc((src->nmem_sites ? src->nmem_sites : 1) * sizeof *maps->site);
+	for (size_t i = 0; i < src->nmem_sites; i++) {
+		const cg_mem_site *ss = &src->mem_sites[i];
+		int rc = cg_timeline_mem_site(dst, maps->str[ss->op], maps->shape[ss->shape], maps->dtype[ss->dtype],
+					      &maps->site[i]);
+		(void)rc; /* cg_timeline_mergeable checked that the sites fit */
+	}
+}
+
 static void append_records(cg_timeline *dst, const cg_timeline *src, const remap *maps)
 {
 	const cg_str *s = maps->str;
@@ -93,15 +107,14 @@ static void append_records(cg_timeline *dst, const cg_timeline *src, const remap
 	const uint16_t *dev = maps->device;
 	const uint8_t *dt = maps->dtype;
 
+	const uint32_t *site = maps->site;
 	cg_mem *m = APPEND_ROOM(dst, mem, nmem, mem_cap, src->nmem);
 	for (size_t i = 0; i < src->nmem; i++) {
 		m[i] = src->mem[i];
 		m[i].tensor = s[m[i].tensor];
 		m[i].span = s[m[i].span];
-		m[i].op = s[m[i].op];
-		m[i].shape = shape[m[i].shape];
+		m[i].site = site[m[i].site];
 		m[i].device = dev[m[i].device];
-		m[i].dtype = dt[m[i].dtype];
 	}
 	dst->nmem += src->nmem;
 
@@ -241,11 +254,13 @@ void cg_timeline_merge(cg_timeline *dst, cg_timeline *src)
 	maps.device = cg_malloc(((size_t)src->ndevices + 1) * sizeof *maps.device);
 	map_devices(dst, src, &maps);
 	map_dtypes(dst, src, &maps);
+	map_sites(dst, src, &maps);
 	append_records(dst, src, &maps);
 	merge_source(dst, src, maps.str);
 	cg_free(maps.str);
 	cg_free(maps.shape);
 	cg_free(maps.device);
+	cg_free(maps.site);
 	cg_timeline_reset(src);
 }
 
@@ -254,6 +269,10 @@ void cg_timeline_reset(cg_timeline *tl)
 	cg_strtab_clear(tl->strings);
 	cg_strtab_clear(tl->shapes);
 	tl->nmem = tl->nspans = tl->nops = tl->nop_inputs = tl->ntensors = 0;
+	tl->nmem_sites = 0;
+	if (tl->site_index)
+		memset(tl->site_index, 0, tl->site_index_cap * sizeof *tl->site_index);
+	tl->last_site = CG_NONE;
 	tl->ndevmem = tl->ngradients = tl->nedges = tl->nooms = tl->nmeta = 0;
 	tl->nrecords = 0;
 	tl->limit_hit = CG_LIMIT_NONE;

@@ -8,6 +8,8 @@ against the I/O floor, a naive cJSON parse and a Python script.
     python3 tests/bench/run_bench.py --snapshot-only ...  # only that (snapshot_bench.py)
     python3 tests/bench/run_bench.py --kineto ...         # then the 355 MB PyTorch trace (kineto_bench.py)
     python3 tests/bench/run_bench.py --kineto-only ...    # only that
+    python3 tests/bench/run_bench.py --scaling ...        # then the growth of time and RSS, JSONL and Kineto
+    python3 tests/bench/run_bench.py --scaling-only ...   # only that (scaling_bench.py)
 
 With libsimdjson-dev installed (tests/bench/README.md), the bench target also
 builds simdjson_peak, the fast reference of issue 17, timed beside cgmem on
@@ -30,6 +32,7 @@ import sys
 import time
 
 import kineto_bench
+import scaling_bench
 import snapshot_bench
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -208,6 +211,10 @@ def main():
     ap.add_argument("--kineto", action="store_true",
                     help="then time cgmem and json.load + replay on a 355 MB PyTorch trace (kineto_bench.py)")
     ap.add_argument("--kineto-only", action="store_true", help="only the PyTorch trace benchmark")
+    ap.add_argument("--scaling", action="store_true",
+                    help="then the growth of time and RSS from the smallest to the largest size, JSONL and a "
+                    "PyTorch trace (1 and 10 copies), against n log n (scaling_bench.py)")
+    ap.add_argument("--scaling-only", action="store_true", help="only the growth table")
     snapshot_bench.add_arguments(ap, False)
     args = ap.parse_args()
     args.python_runs = args.runs if args.python_runs is None else args.python_runs
@@ -227,6 +234,9 @@ def main():
         return
     if args.kineto_only:
         kineto_bench.run_section(args)
+        return
+    if args.scaling_only:
+        scaling(args)
         return
     for prog in (args.cgmem, args.gentrace, args.naive, TIME):
         if not os.access(prog, os.X_OK):
@@ -276,6 +286,22 @@ def main():
     if args.kineto:
         print("\nPyTorch Chrome trace", flush=True)
         kineto_bench.run_section(args)
+    if args.scaling:
+        scaling(args)
+
+
+def scaling(args):
+    """The growth table of scaling_bench.py: each mix's smallest and largest size, then Kineto x1 and x10."""
+    sizes = [int(s) for s in args.sizes.split(",")]
+    os.makedirs(args.dir, exist_ok=True)
+    rows = []
+    if len(sizes) > 1:
+        lo, hi = min(sizes), max(sizes)
+        for mix in args.mixes.split(","):
+            small, large = generate(args, mix, lo)[0], generate(args, mix, hi)[0]
+            rows += scaling_bench.jsonl_rows(args, mix, (small, lo), (large, hi))
+    rows += scaling_bench.kineto_rows(args)
+    scaling_bench.print_table(rows, args.runs)
 
 
 if __name__ == "__main__":

@@ -110,10 +110,15 @@ static void same_peaks(const cg_timeline *a, const cg_timeline *b)
 static void same_mem(const cg_mem *x, const cg_mem *y)
 {
 	if (x->t_ns != y->t_ns || x->bytes != y->bytes || x->tensor != y->tensor || x->span != y->span ||
-	    x->op != y->op || x->shape != y->shape || x->pair != y->pair || x->line != y->line ||
-	    x->device != y->device || x->action != y->action || x->category != y->category || x->dtype != y->dtype ||
-	    x->flags != y->flags)
+	    x->site != y->site || x->pair != y->pair || x->line != y->line || x->device != y->device ||
+	    x->action != y->action || x->category != y->category || x->flags != y->flags)
 		differ("memory records");
+}
+
+static void same_site(const cg_mem_site *x, const cg_mem_site *y)
+{
+	if (x->op != y->op || x->shape != y->shape || x->dtype != y->dtype)
+		differ("memory record sites");
 }
 
 static void same_tensor(const cg_tensor *x, const cg_tensor *y)
@@ -147,6 +152,7 @@ static void same_timeline(const cg_timeline *a, const cg_timeline *b)
 	same_strings(a->strings, b->strings, "string table");
 	same_strings(a->shapes, b->shapes, "shape table");
 	SAME_EACH(mem, nmem, same_mem, "memory records");
+	SAME_EACH(mem_sites, nmem_sites, same_site, "memory record sites");
 	SAME_ARRAY(spans, nspans, "spans");
 	SAME_ARRAY(ops, nops, "ops");
 	SAME_ARRAY(op_inputs, nop_inputs, "op inputs");

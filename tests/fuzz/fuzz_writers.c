@@ -265,7 +265,7 @@ static void build(input *in, cg_timeline *tl)
 			devs[d] = 0;
 	}
 	for (unsigned i = 0, n = u8(in) % 40; i < n && in->p < in->end; i++) {
-		cg_mem m = {0};
+		cg_mem_in m = {0};
 		m.t_ns = num(in, 2);
 		m.bytes = num(in, 3);
 		unsigned bits = u8(in);

@@ -69,18 +69,29 @@ void tu_meta(cg_timeline *tl, const char *key, const char *value)
 	next_line++;
 }
 
+static void add_mem(cg_timeline *tl, uint64_t t, const char *tensor, const char *span, const char *device,
+		    uint64_t bytes, cg_action action, cg_category category, const char *op, uint32_t shape);
+
 void tu_mem_shaped(cg_timeline *tl, uint64_t t, const char *tensor, const char *span, const char *device,
 		   uint64_t bytes, cg_action action, cg_category category, const char *op, const uint64_t *dims,
 		   size_t ndims)
 {
-	tu_mem(tl, t, tensor, span, device, bytes, action, category, op);
-	assert_int_equal(cg_timeline_intern_shape(tl, dims, ndims, &tl->mem[tl->nmem - 1].shape), 0);
+	uint32_t shape;
+	assert_int_equal(cg_timeline_intern_shape(tl, dims, ndims, &shape), 0);
+	add_mem(tl, t, tensor, span, device, bytes, action, category, op, shape);
 }
 
 void tu_mem(cg_timeline *tl, uint64_t t, const char *tensor, const char *span, const char *device, uint64_t bytes,
 	    cg_action action, cg_category category, const char *op)
 {
-	cg_mem m = {0};
+	add_mem(tl, t, tensor, span, device, bytes, action, category, op, 0);
+}
+
+static void add_mem(cg_timeline *tl, uint64_t t, const char *tensor, const char *span, const char *device,
+		    uint64_t bytes, cg_action action, cg_category category, const char *op, uint32_t shape)
+{
+	cg_mem_in m = {0};
+	m.shape = shape;
 	m.t_ns = t;
 	m.bytes = bytes;
 	m.tensor = intern(tl, tensor);

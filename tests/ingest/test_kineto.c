@@ -186,7 +186,7 @@ static void string_tids_join_memory_to_the_operators_around_it(void **state)
 	char path[256];
 	cg_timeline_span_path(tl, alloc->span, path, sizeof path);
 	assert_string_equal(path, "ProfilerStep#3/## forward ##/aten::empty");
-	assert_string_equal(cg_timeline_str(tl, alloc->op), "aten::empty");
+	assert_string_equal(cg_timeline_str(tl, cg_timeline_mem_op(tl, alloc)), "aten::empty");
 	assert_int_equal(cg_timeline_mem_phase(tl, alloc), CG_PHASE_FORWARD);
 	cg_timeline_span_path(tl, free_->span, path, sizeof path);
 	assert_string_equal(path, "autograd::engine::evaluate_function: MmBackward0");
@@ -631,7 +631,7 @@ static void ranges_are_never_ops(void **state)
 					 CG_PHASE_OPTIMIZER, CG_PHASE_FORWARD};
 	assert_int_equal(tl->nmem, 6);
 	for (size_t i = 0; i < tl->nmem; i++) {
-		assert_string_equal(cg_timeline_str(tl, tl->mem[i].op), want[i]);
+		assert_string_equal(cg_timeline_str(tl, cg_timeline_mem_op(tl, &tl->mem[i])), want[i]);
 		assert_int_equal(cg_timeline_mem_phase(tl, &tl->mem[i]), phase[i]);
 	}
 	cg_timeline_free(tl);
@@ -648,7 +648,7 @@ static void resnet50_ops_are_operators(void **state)
 				   NULL, &err), 0);
 	size_t with_op = 0;
 	for (size_t i = 0; i < tl->nmem; i++) {
-		const char *op = cg_timeline_str(tl, tl->mem[i].op);
+		const char *op = cg_timeline_str(tl, cg_timeline_mem_op(tl, &tl->mem[i]));
 		if (strncmp(op, "ProfilerStep#", 13) == 0 || strncmp(op, "Optimizer.", 10) == 0)
 			fail_msg("memory event %zu (event %u): op %s", i, tl->mem[i].line, op);
 		with_op += op[0] != 0;

@@ -69,7 +69,7 @@ static double time_ingest(unsigned depth, unsigned events)
 			fail_msg("ingest failed: %s", err.msg);
 		assert_int_equal(tl->nmem, events);
 		for (uint32_t i = 0; i < tl->nmem; i++)
-			assert_string_equal(cg_timeline_str(tl, tl->mem[i].op), "aten::outer");
+			assert_string_equal(cg_timeline_str(tl, cg_timeline_mem_op(tl, &tl->mem[i])), "aten::outer");
 		cg_timeline_free(tl);
 		if (t < best)
 			best = t;

@@ -282,7 +282,7 @@ static cg_timeline *unpaired(void)
 		{5, 20, CG_ALLOC, CG_CAT_ACTIVATION},	 /* -150 */
 	};
 	for (uint32_t i = 0; i < 5; i++) {
-		cg_mem m = {0};
+		cg_mem_in m = {0};
 		m.t_ns = recs[i].t;
 		m.bytes = recs[i].bytes;
 		m.action = (uint8_t)recs[i].a;

@@ -107,7 +107,7 @@ static void add(cg_timeline *tl, const rec *r, uint32_t line)
 		src->records[CG_KIND_SPAN_END]++;
 		break;
 	case R_MEM: {
-		cg_mem m = {.t_ns = r->t, .bytes = r->v, .line = line, .action = CG_ALLOC, .category = CG_CAT_ACTIVATION};
+		cg_mem_in m = {.t_ns = r->t, .bytes = r->v, .line = line, .action = CG_ALLOC, .category = CG_CAT_ACTIVATION};
 		m.tensor = str(tl, r->a);
 		m.span = str(tl, r->b);
 		m.op = str(tl, r->c);
@@ -234,8 +234,9 @@ static void assert_same(const cg_timeline *x, const cg_timeline *y)
 		} \
 	} while (0)
 #define F(f) assert_true(p->f == q->f)
-	SAME_ARRAY(mem, nmem, F(t_ns); F(bytes); F(tensor); F(span); F(op); F(shape); F(pair); F(line); F(device);
-		   F(action); F(category); F(dtype); F(flags););
+	SAME_ARRAY(mem, nmem, F(t_ns); F(bytes); F(tensor); F(span); F(site); F(pair); F(line); F(device);
+		   F(action); F(category); F(flags););
+	SAME_ARRAY(mem_sites, nmem_sites, F(op); F(shape); F(dtype););
 	SAME_ARRAY(spans, nspans, F(start_ns); F(end_ns); F(id); F(name); F(parent); F(line); F(depth); F(kind);
 		   F(step); F(phase); F(flags););
 	SAME_ARRAY(ops, nops, F(t_ns); F(duration_ns); F(storage_bytes); F(input_storage_bytes); F(name); F(output);

@@ -403,6 +403,14 @@ static void brief_is_the_peak_what_filled_it_the_verdict_and_the_largest(void **
 	cg_timeline_free(tl);
 }
 
+/* Makes memory record m's dtype "unknown" (index 0). */
+static void no_dtype(cg_timeline *tl, cg_mem *m)
+{
+	uint32_t site;
+	assert_int_equal(cg_timeline_mem_site(tl, cg_timeline_mem_op(tl, m), cg_timeline_mem_shape(tl, m), 0, &site), 0);
+	m->site = site;
+}
+
 static void a_column_no_row_fills_is_left_out(void **state)
 {
 	/* the hand-built run records categories, phases, ops and dtypes but no
@@ -419,9 +427,9 @@ static void a_column_no_row_fills_is_left_out(void **state)
 	 * dtype): those columns go, and "reached by" says no more */
 	tl = tu_tl_new();
 	tu_mem(tl, 100, "a", NULL, "cuda:0", 2 * KIB, CG_ALLOC, CG_CAT_UNKNOWN, NULL);
-	tl->mem[tl->nmem - 1].dtype = 0;
+	no_dtype(tl, &tl->mem[tl->nmem - 1]);
 	tu_mem(tl, 200, "b", NULL, "cuda:0", KIB, CG_ALLOC, CG_CAT_UNKNOWN, NULL);
-	tl->mem[tl->nmem - 1].dtype = 0;
+	no_dtype(tl, &tl->mem[tl->nmem - 1]);
 	t = summary(tl);
 	line_is(&t, key("reached by", "1.00 KiB of an allocation"));
 	h = line_is(&t, "  largest allocations live at the peak (2), allocated \xe2\x86\x92 freed");

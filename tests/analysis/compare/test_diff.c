@@ -119,13 +119,13 @@ static void a_module_that_doubles_its_activation(void **state)
 	assert_int_equal(g->bytes, 128);
 	assert_pair(g->live, 0, 1);
 	const cg_mem *m = &p.tl[1]->mem[g->example];
-	assert_string_equal(cg_timeline_str(p.tl[1], m->op), "linear");
+	assert_string_equal(cg_timeline_str(p.tl[1], cg_timeline_mem_op(p.tl[1], m)), "linear");
 	char shape[64];
-	assert_string_equal(cg_timeline_shape_format(p.tl[1], m->shape, shape, sizeof shape), "[4, 8]");
+	assert_string_equal(cg_timeline_shape_format(p.tl[1], cg_timeline_mem_shape(p.tl[1], m), shape, sizeof shape), "[4, 8]");
 	g = &dev->groups[1];
 	assert_int_equal(g->side, CG_DIFF_BASE);
 	assert_int_equal(g->bytes, 64);
-	assert_string_equal(cg_timeline_shape_format(p.tl[0], p.tl[0]->mem[g->example].shape, shape, sizeof shape),
+	assert_string_equal(cg_timeline_shape_format(p.tl[0], cg_timeline_mem_shape(p.tl[0], &p.tl[0]->mem[g->example]), shape, sizeof shape),
 			    "[4, 4]");
 	assert_pair(dev->only_count, 1, 1);
 	assert_pair(dev->only_bytes, 64, 128);
@@ -182,7 +182,7 @@ static void an_optimizer_state_that_appears(void **state)
 	assert_int_equal(dev->ngroups, 1);
 	assert_int_equal(dev->groups[0].side, CG_DIFF_NEW);
 	assert_int_equal(dev->groups[0].bytes, 200);
-	assert_string_equal(cg_timeline_str(p.tl[1], p.tl[1]->mem[dev->groups[0].example].op), "zeros");
+	assert_string_equal(cg_timeline_str(p.tl[1], cg_timeline_mem_op(p.tl[1], &p.tl[1]->mem[dev->groups[0].example])), "zeros");
 	assert_pair(dev->live_at_end, 100, 300);
 	assert_pair(dev->leaked_at_end, 0, 0); /* optimizer state is meant to stay */
 	release(&p);
