@@ -107,6 +107,14 @@ static void put_interned(writer *w, cg_str id)
 	cg_escape_json(w->out, cg_timeline_str(w->tl, id), cg_strtab_len(w->tl->strings, id));
 }
 
+static void put_span_id(writer *w, uint32_t span)
+{
+	char buf[CG_SPAN_ID_BUF];
+	size_t n;
+	const char *id = cg_timeline_span_id(w->tl, span, buf, &n);
+	cg_escape_json(w->out, id, n);
+}
+
 /* Room for an event in the sink's buffer; commit with done(). */
 static char *room(writer *w)
 {
@@ -441,10 +449,10 @@ static void write_span(writer *w, const slices *s, uint32_t i, shape_cache *shap
 	put_interned(w, sp->name);
 	slice_times(w, s, i);
 	cg_sink_write(w->out, "\"span_id\":", 10);
-	put_interned(w, sp->id);
+	put_span_id(w, i);
 	if (sp->parent != CG_NONE) {
 		cg_sink_write(w->out, ",\"parent_id\":", 13);
-		put_interned(w, tl->spans[sp->parent].id);
+		put_span_id(w, sp->parent);
 	}
 	if (sp->phase != CG_PHASE_NONE) {
 		cg_sink_write(w->out, ",\"phase\":", 9);

@@ -144,7 +144,10 @@ static void write_steps(cg_jw *w, const cg_analysis *a)
 		cg_jw_key(w, "name");
 		cg_jw_string_n(w, cg_timeline_str(tl, sp->name), cg_strtab_len(tl->strings, sp->name));
 		cg_jw_key(w, "span_id");
-		cg_jw_string_n(w, cg_timeline_str(tl, sp->id), cg_strtab_len(tl->strings, sp->id));
+		char idbuf[CG_SPAN_ID_BUF];
+		size_t idlen;
+		const char *id = cg_timeline_span_id(tl, st->steps[k].span, idbuf, &idlen);
+		cg_jw_string_n(w, id, idlen);
 		cg_jw_kv_u64(w, "start_ns", st->steps[k].start_ns);
 		cg_jw_kv_u64(w, "end_ns", st->steps[k].end_ns);
 		cg_jw_kv_bool(w, "ended", (sp->flags & CG_SPAN_ENDED) != 0);

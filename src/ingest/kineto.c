@@ -45,23 +45,24 @@ static cg_str *ops_of_spans(const cg_kineto_events *k)
 	return op;
 }
 
-static int add_spans(cg_kineto_events *k, const cg_str *ids)
+/* Spans in their sorted (nesting) order, which is their index in the
+ * timeline: parents come first, so each is added resolved. */
+static int add_spans(cg_kineto_events *k)
 {
+	k->tl->spans_indexed = true; /* also without spans: memory records name none by index */
 	for (size_t i = 0; i < k->nnest; i++) {
 		const cg_nest_span *ns = &k->nest[i];
 		const cg_kineto_span *sp = &k->spans[ns->payload];
 		cg_span s = {0};
 		s.start_ns = since(ns->start, k->origin);
-		s.id = ids[i];
+		s.end_ns = s.start_ns + since(ns->end, ns->start);
 		s.name = sp->name;
-		s.parent = ns->parent == UINT32_MAX ? CG_STR_EMPTY : ids[ns->parent];
+		s.parent = ns->parent;
 		s.line = ns->order;
 		s.kind = sp->kind;
 		s.step = sp->step;
 		s.flags = CG_SPAN_MEASURED;
-		int rc = cg_timeline_add_span(k->tl, &s);
-		if (rc == 0)
-			rc = cg_timeline_add_span_end(k->tl, s.id, since(ns->end, ns->start), s.line);
+		int rc = cg_timeline_add_span_resolved(k->tl, &s);
 		if (rc < 0)
 			return rc;
 	}
@@ -69,7 +70,7 @@ static int add_spans(cg_kineto_events *k, const cg_str *ids)
 	return 0;
 }
 
-static int add_memory(cg_kineto_events *k, const cg_str *span_of, const cg_str *op_of)
+static int add_memory(cg_kineto_events *k, const uint32_t *span_of, const cg_str *op_of)
 {
 	cg_timeline *tl = k->tl;
 	for (size_t i = 0; i < k->nmem; i++) {
@@ -209,29 +210,21 @@ static int build(cg_kineto_events *k)
 			    " stuck out less than they overlapped and were cut back to its end, %" PRIu64
 			    " became its siblings", nc.clipped + nc.reparented, nc.clipped, nc.reparented);
 
-	int rc = 0;
-	cg_str *ids = cg_malloc((k->nnest ? k->nnest : 1) * sizeof *ids);
-	cg_str *span_of = cg_calloc(k->nmem ? k->nmem : 1, sizeof *span_of);
+	/* span indices: spans are added resolved (cg_timeline_add_span_resolved),
+	 * their ids "#" and their event number, not strings */
+	uint32_t *span_of = cg_malloc((k->nmem ? k->nmem : 1) * sizeof *span_of);
 	cg_str *op_of = cg_calloc(k->nmem ? k->nmem : 1, sizeof *op_of);
-	for (size_t i = 0; i < k->nnest && rc == 0; i++) {
-		char id[24];
-		int n = snprintf(id, sizeof id, "#%" PRIu32, k->nest[i].order);
-		rc = cg_timeline_intern(k->tl, id, (size_t)n, &ids[i]);
-	}
 	cg_str *span_op = ops_of_spans(k);
-	for (size_t j = 0; j < k->nmem && rc == 0; j++) {
-		if (pts[j].span == UINT32_MAX)
-			continue;
-		span_of[pts[j].payload] = ids[pts[j].span];
-		op_of[pts[j].payload] = span_op[pts[j].span];
+	for (size_t j = 0; j < k->nmem; j++) {
+		span_of[pts[j].payload] = pts[j].span;
+		if (pts[j].span != UINT32_MAX)
+			op_of[pts[j].payload] = span_op[pts[j].span];
 	}
 	cg_free(span_op);
-	if (rc == 0)
-		rc = add_spans(k, ids);
+	int rc = add_spans(k);
 	if (rc == 0)
 		rc = add_memory(k, span_of, op_of);
 	cg_free(pts);
-	cg_free(ids);
 	cg_free(span_of);
 	cg_free(op_of);
 	return rc;

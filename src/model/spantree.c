@@ -1,5 +1,6 @@
 #include "spantree.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "checked.h"
@@ -115,9 +116,11 @@ static void settle_all(cg_timeline *tl)
 		}
 		if (s != CG_NONE && state[s] == ON_PATH) {
 			cg_span *c = &tl->spans[s];
+			char idbuf[CG_SPAN_ID_BUF];
+			size_t idlen;
 			cg_timeline_anomaly(tl, CG_ANOM_SPAN_CYCLE,
 					    "line %u: span \"%s\" is its own ancestor", c->line,
-					    cg_timeline_str(tl, c->id));
+					    cg_timeline_span_id(tl, s, idbuf, &idlen));
 			c->parent = CG_NONE;
 			settle(tl, s);
 			state[s] = DONE;
@@ -144,8 +147,22 @@ static uint32_t resolve_ref(cg_timeline *tl, const uint32_t *span_of, uint32_t n
 	return s;
 }
 
+/* Spans added resolved (spans_indexed): parents, ends and the records'
+ * span fields are indices already; only depths and phases are left. */
+static void resolve_indexed(cg_timeline *tl)
+{
+	assert(tl->nspan_ends == 0 && tl->nops == 0 && tl->ntensors == 0 && tl->nedges == 0);
+	for (size_t i = 0; i < tl->nmem; i++)
+		assert(tl->mem[i].span == CG_NONE || tl->mem[i].span < tl->nspans);
+	settle_all(tl);
+}
+
 void cg_spantree_resolve(cg_timeline *tl)
 {
+	if (tl->spans_indexed) {
+		resolve_indexed(tl);
+		return;
+	}
 	uint32_t nstrings = cg_strtab_count(tl->strings);
 	uint32_t *span_of = index_spans(tl, nstrings);
 	resolve_parents(tl, span_of, nstrings);

@@ -430,8 +430,27 @@ int cg_timeline_add_mem(cg_timeline *tl, const cg_mem_in *in)
 
 int cg_timeline_add_span(cg_timeline *tl, const cg_span *s)
 {
+	assert(!tl->spans_indexed);
 	APPEND(tl, spans, nspans, spans_cap, s);
 	see_time(tl, s->start_ns);
+	return 0;
+}
+
+int cg_timeline_add_span_resolved(cg_timeline *tl, const cg_span *s)
+{
+	assert(s->parent == CG_NONE || s->parent < tl->nspans);
+	assert(s->end_ns >= s->start_ns);
+	assert(tl->nspans == 0 || tl->spans_indexed);
+	if (tl->max_records && tl->nrecords + 1 >= tl->max_records)
+		return hit(tl, CG_LIMIT_RECORDS); /* the span or its end would not fit */
+	cg_span r = *s;
+	r.id = CG_STR_EMPTY;
+	r.flags |= CG_SPAN_ENDED;
+	APPEND(tl, spans, nspans, spans_cap, &r);
+	tl->nrecords++; /* its end */
+	tl->spans_indexed = true;
+	see_time(tl, s->start_ns);
+	see_time(tl, s->end_ns);
 	return 0;
 }
 
@@ -539,6 +558,29 @@ uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i)
 		return m->bytes;
 	uint32_t r = cg_timeline_mem_replaced(tl, i);
 	return r == CG_NONE ? 0 : tl->mem[r].bytes;
+}
+
+const char *cg_timeline_span_id(const cg_timeline *tl, uint32_t span, char buf[CG_SPAN_ID_BUF], size_t *len)
+{
+	const cg_span *s = &tl->spans[span];
+	if (!tl->spans_indexed) {
+		*len = cg_strtab_len(tl->strings, s->id);
+		return cg_timeline_str(tl, s->id);
+	}
+	/* "#%u" without snprintf: a Chrome trace output writes every span's id */
+	char tmp[10];
+	size_t n = 0;
+	uint32_t v = s->line;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	buf[0] = '#';
+	for (size_t i = 0; i < n; i++)
+		buf[1 + i] = tmp[n - 1 - i];
+	buf[n + 1] = '\0';
+	*len = n + 1;
+	return buf;
 }
 
 char *cg_timeline_span_path(const cg_timeline *tl, uint32_t span, char *buf, size_t size)

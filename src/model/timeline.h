@@ -386,6 +386,12 @@ typedef struct cg_timeline {
 	 * moment anything covers (record times, span and op ends). */
 	uint64_t first_t_ns, last_t_ns;
 	bool finalized;
+	/* Spans added already resolved (cg_timeline_add_span_resolved, Chrome
+	 * traces): every span's parent is a span index, its end is set, its id
+	 * is not interned (cg_timeline_span_id gives its text, "#" and its
+	 * line), and the memory records' span fields are span indices. A trace
+	 * of 0.9 M complete events spent most of its string table on them. */
+	bool spans_indexed;
 
 	/* ingest-time state */
 	struct cg_span_end_rec {
@@ -450,6 +456,12 @@ int cg_timeline_add_mem(cg_timeline *tl, const cg_mem_in *m);
 int cg_timeline_mem_site(cg_timeline *tl, cg_str op, uint32_t shape, uint8_t dtype, uint32_t *out);
 int cg_timeline_add_span(cg_timeline *tl, const cg_span *s);
 int cg_timeline_add_span_end(cg_timeline *tl, cg_str id, uint64_t duration_ns, uint32_t line);
+/* A span already resolved, for an ingest that numbers spans itself: s->parent
+ * is the index of a span added before it (or CG_NONE), s->end_ns its end
+ * (>= start_ns), s->id unused; the timeline's spans are then all added so
+ * (spans_indexed) and its memory records name spans by index. Counts as two
+ * records, the span and its end, as a span and a span_end would. */
+int cg_timeline_add_span_resolved(cg_timeline *tl, const cg_span *s);
 int cg_timeline_add_op(cg_timeline *tl, const cg_op *op, const cg_str *inputs, size_t ninputs);
 int cg_timeline_add_tensor(cg_timeline *tl, const cg_tensor *t);
 int cg_timeline_add_devmem(cg_timeline *tl, const cg_devmem *d);
@@ -539,6 +551,14 @@ static inline void cg_timeline_apply_live(const cg_timeline *tl, uint32_t i, uin
 /* The span path of span index s, names joined by '/': "run/train_step#0/forward".
  * Writes into buf (truncated to size) and returns buf. */
 char *cg_timeline_span_path(const cg_timeline *tl, uint32_t span, char *buf, size_t size);
+
+/* Room for any span id cg_timeline_span_id writes into its buffer. */
+#define CG_SPAN_ID_BUF 16
+
+/* The id of span index s as text, *len its length: the interned id string,
+ * or for a timeline of spans_indexed "#" and the span's line, written into
+ * buf (CG_SPAN_ID_BUF bytes). The text is borrowed from tl or buf. */
+const char *cg_timeline_span_id(const cg_timeline *tl, uint32_t span, char buf[CG_SPAN_ID_BUF], size_t *len);
 /* Phase of a memory record: its span's effective step. */
 static inline cg_phase cg_timeline_mem_phase(const cg_timeline *tl, const cg_mem *m)
 {

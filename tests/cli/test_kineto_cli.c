@@ -164,6 +164,71 @@ static void blocks_from_before_profiling_are_before_profiling(void **state)
 	(void)state;
 }
 
+/* Chrome-trace spans have no ids of their own: cgmem names each "#" and its
+ * event number (1-based, in traceEvents) without keeping that text in the
+ * string table (cg_timeline_span_id), so every output that prints span ids
+ * must print them so: summary.json's steps and the report's Chrome trace,
+ * with each span's parent. Worked by hand: event 1 is the step, event 2 an
+ * operator inside it (parent #1), event 4 a Python frame on thread 2 (no
+ * parent); event 3, the memory event, lies in event 2. */
+static void span_ids_are_event_numbers_in_every_output(void **state)
+{
+	static const char text[] = "{\"traceEvents\": ["
+		"{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"ts\": 0, \"dur\": 100, "
+		"\"pid\": 1, \"tid\": 1},"
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"ts\": 10, \"dur\": 20, \"pid\": 1, "
+		"\"tid\": 1},"
+		MEM(15, 1, 1, 0, 7, 64, 64, 512) ","
+		"{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f.py(1): f\", \"ts\": 5, \"dur\": 1, "
+		"\"pid\": 1, \"tid\": 2}"
+		"]}";
+	const char *trace = tu_write("ids.json", text, (size_t)-1);
+	const char *out = tu_path("ids-out");
+	char *se;
+	int rc = tu_run(NULL, &se, NULL, "report", trace, "-o", out, "-q", "--trace", "x.json", NULL);
+	if (rc != 0)
+		fail_msg("cgmem report exited %d: %s", rc, se);
+	free(se);
+	char path[600];
+	snprintf(path, sizeof path, "%s/summary.json", out);
+	cJSON *j = tu_json_file(path);
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "steps", "list", "0", "name", NULL)), "ProfilerStep#1");
+	assert_string_equal(cJSON_GetStringValue(tu_json_at(j, "steps", "list", "0", "span_id", NULL)), "#1");
+	cJSON_Delete(j);
+
+	snprintf(path, sizeof path, "%s/x.json", out);
+	j = tu_json_file(path);
+	const char *want[][3] = {{"ProfilerStep#1", "#1", NULL}, {"aten::add", "#2", "#1"}, {"f.py(1): f", "#4", NULL}};
+	int seen = 0;
+	cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "traceEvents"))
+	{
+		cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "span_id"));
+		if (!id)
+			continue;
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
+		const char *parent = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "parent_id"));
+		bool found = false;
+		for (int i = 0; i < 3; i++) {
+			if (strcmp(name, want[i][0]) != 0)
+				continue;
+			found = true;
+			assert_string_equal(id, want[i][1]);
+			if (want[i][2])
+				assert_string_equal(parent, want[i][2]);
+			else
+				assert_null(parent);
+			seen++;
+		}
+		if (!found)
+			fail_msg("unexpected span %s (%s)", name, id);
+	}
+	assert_int_equal(seen, 3);
+	cJSON_Delete(j);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +236,7 @@ int main(void)
 		cmocka_unit_test(capacity_comes_from_device_properties),
 		cmocka_unit_test(rank_and_metadata_are_kept),
 		cmocka_unit_test(blocks_from_before_profiling_are_before_profiling),
+		cmocka_unit_test(span_ids_are_event_numbers_in_every_output),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

@@ -507,6 +507,40 @@ static void a_span_path_cut_by_its_buffer_ends_at_a_character(void **state)
 	cg_timeline_free(tl);
 }
 
+/* Spans added resolved: parents by index, ends set, depths and phases
+ * settled by finalize, ids "#" and the line (the largest line too), and
+ * each span counts as two records (a span and its end) against the limit. */
+static void resolved_spans_settle_and_count_as_two_records(void **state)
+{
+	cg_timeline *tl = cg_timeline_new(NULL);
+	cg_timeline_set_max_records(tl, 5);
+	cg_span root = {.start_ns = 10, .end_ns = 90, .parent = CG_NONE, .line = 7, .step = CG_PHASE_FORWARD};
+	cg_span child = {.start_ns = 20, .end_ns = 30, .parent = 0, .line = 4294967294u};
+	assert_int_equal(cg_timeline_add_span_resolved(tl, &root), 0);
+	assert_int_equal(cg_timeline_add_span_resolved(tl, &child), 0);
+	assert_int_equal(tl->nrecords, 4);
+	cg_span third = {.start_ns = 40, .end_ns = 40, .parent = CG_NONE, .line = 9};
+	assert_int_equal(cg_timeline_add_span_resolved(tl, &third), CG_ELIMIT); /* its end would be the 6th */
+	assert_int_equal(tl->nspans, 2);
+	cg_error err = CG_ERROR_INIT;
+	assert_int_equal(cg_timeline_finalize(tl, &err), 0);
+	assert_int_equal(tl->spans[1].depth, 1);
+	assert_int_equal(tl->spans[1].phase, CG_PHASE_FORWARD);
+	assert_int_equal(tl->spans[1].end_ns, 30);
+	assert_true(tl->spans[1].flags & CG_SPAN_ENDED);
+	assert_int_equal(tl->last_t_ns, 90);
+	char buf[CG_SPAN_ID_BUF];
+	size_t n;
+	assert_string_equal(cg_timeline_span_id(tl, 0, buf, &n), "#7");
+	assert_int_equal(n, 2);
+	assert_string_equal(cg_timeline_span_id(tl, 1, buf, &n), "#4294967294");
+	assert_int_equal(n, 11);
+	for (int a = 0; a < CG_ANOM_COUNT; a++)
+		assert_int_equal(tl->anomalies[a].count, 0);
+	cg_timeline_free(tl);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +565,7 @@ int main(void)
 		cmocka_unit_test(anomalies_are_all_counted_and_five_kept_with_text),
 		cmocka_unit_test(a_span_path_deeper_than_256_keeps_its_last_256_names),
 		cmocka_unit_test(a_span_path_cut_by_its_buffer_ends_at_a_character),
+		cmocka_unit_test(resolved_spans_settle_and_count_as_two_records),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();

@@ -283,6 +283,123 @@ static void long_arrays_have_every_item(void **state)
 	doc_end(&d);
 }
 
+/* Integers are formatted by hand (jsonw.c): the same text as printf's, at
+ * every digit count and across the signed range. */
+static void integers_print_as_printf_does(void **state)
+{
+	uint64_t x = 0x243f6a8885a308d3u; /* an LCG walks the full range */
+	for (int i = 0; i < 4000; i++) {
+		uint64_t u;
+		if (i < 64)
+			u = (uint64_t)1 << i;
+		else if (i < 84)
+			u = 1;
+		else
+			u = x = x * 6364136223846793005u + 1442695040888963407u;
+		if (i >= 64 && i < 84)
+			for (int k = 0; k < i - 64; k++)
+				u *= 10; /* 10^0 .. 10^19 */
+		const uint64_t us[3] = {u, u - 1, u + 1};
+		for (int k = 0; k < 3; k++) {
+			char want[96];
+			doc d;
+			doc_begin(&d, false);
+			cg_jw_array(&d.w);
+			cg_jw_u64(&d.w, us[k]);
+			cg_jw_i64(&d.w, (int64_t)us[k]);
+			cg_jw_i64(&d.w, -(int64_t)(us[k] >> 1));
+			cg_jw_end(&d.w);
+			snprintf(want, sizeof want, "[%" PRIu64 ",%" PRId64 ",%" PRId64 "]", us[k], (int64_t)us[k],
+				 -(int64_t)(us[k] >> 1));
+			assert_string_equal(doc_text(&d), want);
+			doc_end(&d);
+		}
+	}
+}
+
+/* The text of a double, as jsonw.h defines it, worked out here again. */
+static void reference_double(double v, char *buf, size_t size)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+/* jsonw.c keeps the text of recent doubles by their bits: written again, a
+ * value gives the same text, also after more values than it keeps pushed
+ * it out, and 0 and -0 (equal, different bits) keep their own. */
+static void repeated_doubles_print_the_same(void **state)
+{
+	enum { N = 3000 };
+	static double values[N];
+	for (int i = 0; i < N; i++)
+		values[i] = i % 3 == 0 ? 1.0 / (i + 1) : i % 3 == 1 ? (double)i * 1e-310 : 0.7 + i * 1e-9;
+	values[10] = 0.0;
+	values[11] = -0.0;
+	values[12] = 0.0;
+	doc d;
+	doc_begin(&d, false);
+	cg_jw_array(&d.w);
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < N; i++)
+			cg_jw_double(&d.w, values[round == 1 ? N - 1 - i : i]);
+	cg_jw_end(&d.w);
+	const char *p = doc_text(&d);
+	assert_true(*p++ == '[');
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < N; i++) {
+			char want[40];
+			reference_double(values[round == 1 ? N - 1 - i : i], want, sizeof want);
+			size_t n = strlen(want);
+			if (strncmp(p, want, n) != 0 || (p[n] != ',' && p[n] != ']'))
+				fail_msg("round %d, value %d: want %s, got %.30s", round, i, want, p);
+			p += n + 1;
+		}
+	}
+	assert_non_null(strstr(doc_text(&d), ",0,-0,0,"));
+	doc_end(&d);
+}
+
+/* The pretty form's indentation, written in one piece a line, at every
+ * depth the writer allows. */
+static void pretty_indentation_is_two_spaces_a_level(void **state)
+{
+	const int depth = CG_JW_MAX_DEPTH - 1;
+	doc d;
+	doc_begin(&d, true);
+	for (int i = 0; i < depth; i++)
+		cg_jw_array(&d.w);
+	cg_jw_u64(&d.w, 7);
+	for (int i = 0; i < depth; i++)
+		cg_jw_end(&d.w);
+	char want[4096];
+	size_t n = 0;
+	for (int i = 0; i < depth; i++) {
+		if (i > 0) {
+			want[n++] = '\n';
+			for (int k = 0; k < 2 * i; k++)
+				want[n++] = ' ';
+		}
+		want[n++] = '[';
+	}
+	want[n++] = '\n';
+	for (int k = 0; k < 2 * depth; k++)
+		want[n++] = ' ';
+	want[n++] = '7';
+	for (int i = depth - 1; i >= 0; i--) {
+		want[n++] = '\n';
+		for (int k = 0; k < 2 * i; k++)
+			want[n++] = ' ';
+		want[n++] = ']';
+	}
+	want[n++] = '\n';
+	want[n] = '\0';
+	assert_string_equal(doc_text(&d), want);
+	doc_end(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +412,9 @@ int main(void)
 		cmocka_unit_test(raw_values_and_shorthands_get_their_commas),
 		cmocka_unit_test(deep_nesting_closes_in_order),
 		cmocka_unit_test(long_arrays_have_every_item),
+		cmocka_unit_test(integers_print_as_printf_does),
+		cmocka_unit_test(repeated_doubles_print_the_same),
+		cmocka_unit_test(pretty_indentation_is_two_spaces_a_level),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
