@@ -341,6 +341,8 @@ int cg_pickle_load(cg_pickle **out, cg_reader *r, const cg_pickle_options *o, co
 		pk->o.max_memo = MAX_MEMO;
 	if (!pk->o.on_item || !pk->o.entry_keys || !pk->o.nentry_keys || pk->o.nentry_keys > CG_PK_ENTRY_MAX_KEYS)
 		pk->o.on_entry = NULL;
+	for (size_t k = 0; pk->o.on_entry && k < pk->o.nentry_keys; k++)
+		pk->entry_klen[k] = strlen(pk->o.entry_keys[k]);
 	pk->r = r;
 	pk->err = err;
 	pk->name = cg_reader_name(r);
@@ -353,6 +355,9 @@ int cg_pickle_load(cg_pickle **out, cg_reader *r, const cg_pickle_options *o, co
 		pk->cap = pk->total < MIN_IN_BYTES ? MIN_IN_BYTES : (size_t)pk->total;
 	pk->buf = cg_malloc(pk->cap);
 	pk->p = pk->end = pk->buf;
+	/* never NULL, so that pk->stack + mark is defined on an empty stack */
+	pk->stack_cap = pk->o.max_depth < 64 ? pk->o.max_depth : 64;
+	pk->stack = cg_reallocarray(NULL, pk->stack_cap, sizeof *pk->stack);
 
 	cg_pk *top = NULL;
 	int rc = cg_pickle_run(pk, &top);

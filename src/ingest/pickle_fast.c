@@ -132,7 +132,7 @@ static bool is_entry(const scan *s, const cg_pk *d)
 	if (d->type != CG_PK_DICT)
 		return false;
 	const char *key = s->pk->o.entry_keys[0];
-	size_t n = strlen(key);
+	size_t n = s->pk->entry_klen[0];
 	for (uint32_t i = d->len; i > 0; i--) {
 		const cg_pk *k = d->v.items[2 * i - 2];
 		if (k->type == CG_PK_STR && k->len == n && !memcmp(k->v.s, key, n))
@@ -426,7 +426,7 @@ static int key_index(const scan *s, const fval *k)
 		return -1;
 	for (size_t j = 0; j < s->nk; j++) {
 		const char *want = s->pk->o.entry_keys[j];
-		if (strlen(want) == n->len && !memcmp(want, n->v.s, n->len))
+		if (s->pk->entry_klen[j] == n->len && want[0] == n->v.s[0] && !memcmp(want, n->v.s, n->len))
 			return (int)j;
 	}
 	return -1;

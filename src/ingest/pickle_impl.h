@@ -69,6 +69,7 @@ struct cg_pickle {
 	cg_pk *pend;
 	cg_pk **pend_node;
 	size_t pend_cap;
+	size_t entry_klen[CG_PK_ENTRY_MAX_KEYS]; /* strlen of o.entry_keys[k] */
 	uint64_t fast_entries, fast_fallbacks;
 };
 

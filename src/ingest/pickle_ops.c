@@ -455,7 +455,7 @@ int cg_pickle_run(cg_pickle *pk, cg_pk **root)
 	int rc = 0;
 	uint64_t at = 0;
 	unsigned op;
-	size_t mark;
+	size_t mark = 0;
 	cg_pk *v;
 	unsigned char *p = pk->p, *end = pk->end;
 	uint64_t origin = pk->base - (uint64_t)(uintptr_t)pk->buf; /* origin + p: p's stream offset */

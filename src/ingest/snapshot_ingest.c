@@ -361,6 +361,8 @@ int cg_snapshot_ingest_with(cg_timeline **out, cg_reader *r, const char *path, c
 		x.s->memo_puts = cg_pickle_memo_puts(x.pk);
 		x.s->memo_gets = cg_pickle_memo_gets(x.pk);
 		fill_source(&x, r, path);
+		/* never NULL: the replays add an entry index to it even when there are none */
+		CG_GROW(x.s->entries, x.s->entries_cap, 1);
 		rc = read_tree(&x, root, err);
 	}
 	cg_ingest_progress(o, cg_reader_bytes_in(r), cg_reader_file_size(r), true);

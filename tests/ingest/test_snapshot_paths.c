@@ -118,6 +118,7 @@ static void hand_built_pickles_and_fuzz_corpora_read_the_same_both_ways(void **s
 	assert_true(both_on_dir(PICKLES_DIR, "", &fast) >= 20);
 	assert_true(both_on_dir(FUZZ_DIR "/corpus_snapshot", "", &fast) > 100);
 	assert_true(both_on_dir(FUZZ_DIR "/corpus_pickle", "", &fast) > 100);
+	assert_true(both_on_dir(FUZZ_DIR "/corpus_snapshot_paths", "", &fast) > 40);
 	assert_true(fast > 0);
 }
 
