@@ -242,6 +242,13 @@ static cg_pk *str_node(cg_pickle *pk, char *s, size_t len)
 	return n;
 }
 
+cg_pk *cg_pickle_str_copy(cg_pickle *pk, const char *s, size_t len)
+{
+	char *b = block_alloc(pk, len + 1);
+	memcpy(b, s, len);
+	return str_node(pk, b, len);
+}
+
 /* A str whose length field was at byte at. Short ones are copied from the
  * buffer; long ones are read in pieces, and when the file size is not
  * known (gzip, a pipe) their array grows with the bytes that arrive, so a
@@ -332,6 +339,10 @@ int cg_pickle_load(cg_pickle **out, cg_reader *r, const cg_pickle_options *o, co
 		pk->o.max_depth = DEFAULT_MAX_DEPTH;
 	if (!pk->o.max_memo || pk->o.max_memo > MAX_MEMO)
 		pk->o.max_memo = MAX_MEMO;
+	if (!pk->o.on_item || !pk->o.entry_keys || !pk->o.nentry_keys || pk->o.nentry_keys > CG_PK_ENTRY_MAX_KEYS)
+		pk->o.on_entry = NULL;
+	for (size_t k = 0; pk->o.on_entry && k < pk->o.nentry_keys; k++)
+		pk->entry_klen[k] = strlen(pk->o.entry_keys[k]);
 	pk->r = r;
 	pk->err = err;
 	pk->name = cg_reader_name(r);
@@ -344,6 +355,9 @@ int cg_pickle_load(cg_pickle **out, cg_reader *r, const cg_pickle_options *o, co
 		pk->cap = pk->total < MIN_IN_BYTES ? MIN_IN_BYTES : (size_t)pk->total;
 	pk->buf = cg_malloc(pk->cap);
 	pk->p = pk->end = pk->buf;
+	/* never NULL, so that pk->stack + mark is defined on an empty stack */
+	pk->stack_cap = pk->o.max_depth < 64 ? pk->o.max_depth : 64;
+	pk->stack = cg_reallocarray(NULL, pk->stack_cap, sizeof *pk->stack);
 
 	cg_pk *top = NULL;
 	int rc = cg_pickle_run(pk, &top);
@@ -353,6 +367,10 @@ int cg_pickle_load(cg_pickle **out, cg_reader *r, const cg_pickle_options *o, co
 	cg_free(pk->marks);
 	cg_free(pk->memo);
 	cg_free(pk->work);
+	cg_free(pk->pend);
+	cg_free(pk->pend_node);
+	pk->pend = NULL;
+	pk->pend_node = NULL;
 	pk->buf = NULL;
 	pk->stack = pk->memo = pk->work = NULL;
 	pk->marks = NULL;
@@ -384,6 +402,8 @@ void cg_pickle_free(cg_pickle *pk)
 	cg_free(pk->marks);
 	cg_free(pk->memo);
 	cg_free(pk->work);
+	cg_free(pk->pend);
+	cg_free(pk->pend_node);
 	cg_free(pk);
 }
 
@@ -395,6 +415,8 @@ void cg_pk_keep(const cg_pk *v)
 int cg_pickle_protocol(const cg_pickle *pk) { return pk->protocol; }
 uint64_t cg_pickle_memo_puts(const cg_pickle *pk) { return pk->puts; }
 uint64_t cg_pickle_memo_gets(const cg_pickle *pk) { return pk->gets; }
+uint64_t cg_pickle_fast_entries(const cg_pickle *pk) { return pk->fast_entries; }
+uint64_t cg_pickle_fast_fallbacks(const cg_pickle *pk) { return pk->fast_fallbacks; }
 
 /* Byte by byte: the keys looked up are short, shorter than a call to memcmp. */
 static inline bool str_equal(const cg_pk *v, const char *s, size_t n)

@@ -89,14 +89,39 @@ typedef struct cg_pickle cg_pickle;
 typedef int (*cg_pk_item_fn)(void *ctx, const cg_pk *list, const cg_pk *const *below, size_t nbelow,
 			     const cg_pk *item, cg_error *err);
 
+/* The fast path for the bulk of such a list (pickle_fast.c). When
+ * on_entry is set, a batch MARK d0 d1 ... APPENDS whose items are all dicts
+ * of plain values (ints, strs, memo references, lists of memo references)
+ * is read without building the dicts: for each dict, values[k] is the
+ * value of its last pair whose key is the str entry_keys[k] (NULL when
+ * none), an int, None, bool or float being a node valid only during the
+ * call. on_entry is called, in order, when the APPENDS is reached, exactly
+ * where on_item would have been; the dicts' memo slots become "consumed".
+ * Anything else (another opcode, a memo reference to a dict of the batch,
+ * a batch longer than the buffered input, a limit that would be reached)
+ * sends the whole batch back to the general path, which then gives the
+ * same result and the same errors.
+ *
+ * The caller promises that on_item takes (returns nonzero for) exactly the
+ * dicts whose entry_keys[0] value is a str, and that on_entry does to them
+ * what on_item would: the fast path reads only such dicts, and leaves the
+ * items of lists inside them (a stack's frame dicts) without offering
+ * them, after checking they are not such dicts. */
+typedef int (*cg_pk_entry_fn)(void *ctx, const cg_pk *list, const cg_pk *const *values, cg_error *err);
+
+#define CG_PK_ENTRY_MAX_KEYS 8
+
 typedef struct cg_pickle_options {
 	cg_pk_item_fn on_item; /* NULL: keep every item */
 	void *ctx;
 	size_t max_depth;  /* values on the stack at once; 0: 1,000,000 */
 	uint64_t max_memo; /* memo indices must be below it; 0 (or more): 2^32 - 2 */
+	cg_pk_entry_fn on_entry;       /* NULL: no fast path (needs on_item) */
+	const char *const *entry_keys; /* nentry_keys <= CG_PK_ENTRY_MAX_KEYS, entry_keys[0] the one that must be a str */
+	size_t nentry_keys;
 } cg_pickle_options;
 
-#define CG_PICKLE_OPTIONS_INIT {NULL, NULL, 0, 0}
+#define CG_PICKLE_OPTIONS_INIT {NULL, NULL, 0, 0, NULL, NULL, 0}
 
 /* Reads one pickle from r (from its current position) up to STOP; bytes
  * after STOP may have been read from r too. *root is the top value, owned
@@ -116,6 +141,10 @@ int cg_pickle_protocol(const cg_pickle *pk);
 /* Memo puts and gets performed, for statistics. */
 uint64_t cg_pickle_memo_puts(const cg_pickle *pk);
 uint64_t cg_pickle_memo_gets(const cg_pickle *pk);
+/* Items given to on_entry by the fast path, and batches it sent back to
+ * the general path, for statistics. */
+uint64_t cg_pickle_fast_entries(const cg_pickle *pk);
+uint64_t cg_pickle_fast_fallbacks(const cg_pickle *pk);
 
 /* Looks key up in dict d (NULL when d is not a dict or has no such str key). */
 const cg_pk *cg_pk_dict_get(const cg_pk *d, const char *key);

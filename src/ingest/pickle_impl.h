@@ -63,6 +63,14 @@ struct cg_pickle {
 
 	uint64_t puts, gets;
 	int protocol;
+
+	/* the fast path's dicts waiting for their APPENDS (pickle_fast.c):
+	 * nentry_keys slots each, a node (referenced) or an inline scalar */
+	cg_pk *pend;
+	cg_pk **pend_node;
+	size_t pend_cap;
+	size_t entry_klen[CG_PK_ENTRY_MAX_KEYS]; /* strlen of o.entry_keys[k] */
+	uint64_t fast_entries, fast_fallbacks;
 };
 
 /* What a memo slot holds once on_item took its value. */
@@ -83,6 +91,14 @@ void cg_pickle_release(cg_pickle *pk, cg_pk *n);
 int cg_pickle_read_str(cg_pickle *pk, uint64_t len, uint64_t at, cg_pk **out);
 /* LONG4's length and body, into *out. */
 int cg_pickle_read_long4(cg_pickle *pk, uint64_t at, cg_pk **out);
+/* SETITEMS of the pairs kv[0..2n) (their references move into d) on dict d. */
+int cg_pickle_dict_set(cg_pickle *pk, cg_pk *d, cg_pk **kv, size_t n);
+/* A str node holding a copy of s[0..len). */
+cg_pk *cg_pickle_str_copy(cg_pickle *pk, const char *s, size_t len);
+/* The fast path (pickle.h, on_entry) for the batch whose MARK is at pk->p:
+ * 1 when it read it through its APPENDS (pk->p after it), 0 when the
+ * general path must read it (nothing changed), or on_entry's error. */
+int cg_pickle_fast_batch(cg_pickle *pk);
 /* The opcodes up to STOP; *root is the value STOP pops. */
 int cg_pickle_run(cg_pickle *pk, cg_pk **root);
 

@@ -372,6 +372,11 @@ static int dict_update(cg_pickle *pk, cg_pk *d, cg_pk **kv, size_t n, uint64_t a
 	return 0;
 }
 
+int cg_pickle_dict_set(cg_pickle *pk, cg_pk *d, cg_pk **kv, size_t n)
+{
+	return dict_update(pk, d, kv, n, 0, OP_SETITEMS);
+}
+
 static cg_pk *tuple_new(cg_pickle *pk, cg_pk **items, size_t n)
 {
 	cg_pk *t = node_new(pk, CG_PK_TUPLE);
@@ -450,7 +455,7 @@ int cg_pickle_run(cg_pickle *pk, cg_pk **root)
 	int rc = 0;
 	uint64_t at = 0;
 	unsigned op;
-	size_t mark;
+	size_t mark = 0;
 	cg_pk *v;
 	unsigned char *p = pk->p, *end = pk->end;
 	uint64_t origin = pk->base - (uint64_t)(uintptr_t)pk->buf; /* origin + p: p's stream offset */
@@ -596,6 +601,19 @@ int cg_pickle_run(cg_pickle *pk, cg_pk **root)
 			PUSH(node_new(pk, CG_PK_TUPLE));
 			break;
 		case OP_MARK:
+			if (pk->o.on_entry) {
+				pk->p = p - 1;
+				rc = cg_pickle_fast_batch(pk);
+				/* it may have moved the input */
+				p = pk->p;
+				end = pk->end;
+				origin = pk->base - (uint64_t)(uintptr_t)pk->buf;
+				if (rc < 0)
+					goto fail;
+				if (rc > 0)
+					break;
+				p++; /* the general path reads the batch after its MARK */
+			}
 			CHECK(push_mark(pk, at));
 			break;
 		case OP_SETITEMS:

@@ -111,20 +111,11 @@ static void entry_fields_of(const cg_pk *d, entry_fields *f)
 	}
 }
 
-/* The hook: a dict with a str "action" appended to a list is a trace
- * entry; it becomes one cg_snap_entry and leaves the tree. */
-static int take_entry(void *ctx, const cg_pk *list, const cg_pk *const *below, size_t nbelow, const cg_pk *item,
-		      cg_error *err)
+/* A trace entry (its action a str) becomes one cg_snap_entry; the
+ * general path's hook and the fast path's both end here. */
+static int take_fields(cg_snap_reader *x, const cg_pk *list, const entry_fields *fp, cg_error *err)
 {
-	(void)below;
-	(void)nbelow;
-	cg_snap_reader *x = ctx;
-	if (item->type != CG_PK_DICT)
-		return 0;
-	entry_fields f;
-	entry_fields_of(item, &f);
-	if (!f.action || f.action->type != CG_PK_STR)
-		return 0;
+	entry_fields f = *fp;
 	struct cg_snap_list *l = list_of(x, list);
 	if (!l)
 		return cg_error_set(err, CG_ELIMIT, "%s: trace entries in more than 65536 lists", x->name);
@@ -172,6 +163,33 @@ static int take_entry(void *ctx, const cg_pk *list, const cg_pk *const *below, s
 	x->entry_stack[s->nentries] = stack;
 	s->entries[s->nentries++] = e;
 	return 1;
+}
+
+/* The general path's hook: a dict with a str "action" appended to a list
+ * is a trace entry; it becomes one cg_snap_entry and leaves the tree. */
+static int take_entry(void *ctx, const cg_pk *list, const cg_pk *const *below, size_t nbelow, const cg_pk *item,
+		      cg_error *err)
+{
+	(void)below;
+	(void)nbelow;
+	if (item->type != CG_PK_DICT)
+		return 0;
+	entry_fields f;
+	entry_fields_of(item, &f);
+	if (!f.action || f.action->type != CG_PK_STR)
+		return 0;
+	return take_fields(ctx, list, &f, err);
+}
+
+/* The keys the fast path reports (pickle.h), "action" first: the dicts it
+ * reads are those take_entry takes. */
+static const char *const entry_keys[] = {"action", "addr", "device_free", "size", "time_us", "frames"};
+
+static int take_fast(void *ctx, const cg_pk *list, const cg_pk *const *v, cg_error *err)
+{
+	entry_fields f = {v[0], v[1], v[2], v[3], v[4], v[5]};
+	int rc = take_fields(ctx, list, &f, err);
+	return rc < 0 ? rc : 0;
 }
 
 /* The type of v with its article, for messages: "an int". */
@@ -309,7 +327,15 @@ static void fill_source(cg_snap_reader *x, cg_reader *r, const char *path)
 int cg_snapshot_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg_ingest_options *o,
 		       cg_error *err)
 {
+	return cg_snapshot_ingest_with(out, r, path, o, CG_SNAP_PARSER_FAST, NULL, err);
+}
+
+int cg_snapshot_ingest_with(cg_timeline **out, cg_reader *r, const char *path, const cg_ingest_options *o,
+			    cg_snap_parser parser, cg_snap_parse_stats *stats, cg_error *err)
+{
 	*out = NULL;
+	if (stats)
+		*stats = (cg_snap_parse_stats){0, 0};
 	cg_snap_reader x = {0};
 	x.tl = cg_ingest_timeline_new(o);
 	x.s = x.tl->snapshot = cg_snapshot_new();
@@ -323,6 +349,11 @@ int cg_snapshot_ingest(cg_timeline **out, cg_reader *r, const char *path, const 
 	cg_pickle_options po = CG_PICKLE_OPTIONS_INIT;
 	po.on_item = take_entry;
 	po.ctx = &x;
+	if (parser == CG_SNAP_PARSER_FAST) {
+		po.on_entry = take_fast;
+		po.entry_keys = entry_keys;
+		po.nentry_keys = sizeof entry_keys / sizeof *entry_keys;
+	}
 	const cg_pk *root;
 	int rc = cg_pickle_load(&x.pk, r, &po, &root, err);
 	if (rc == 0) {
@@ -330,9 +361,13 @@ int cg_snapshot_ingest(cg_timeline **out, cg_reader *r, const char *path, const 
 		x.s->memo_puts = cg_pickle_memo_puts(x.pk);
 		x.s->memo_gets = cg_pickle_memo_gets(x.pk);
 		fill_source(&x, r, path);
+		/* never NULL: the replays add an entry index to it even when there are none */
+		CG_GROW(x.s->entries, x.s->entries_cap, 1);
 		rc = read_tree(&x, root, err);
 	}
 	cg_ingest_progress(o, cg_reader_bytes_in(r), cg_reader_file_size(r), true);
+	if (stats && x.pk)
+		*stats = (cg_snap_parse_stats){cg_pickle_fast_entries(x.pk), cg_pickle_fast_fallbacks(x.pk)};
 	cg_pickle_free(x.pk);
 	cg_strtab_free(x.stack_index);
 	cg_strtab_free(x.seq_index);
