@@ -11,6 +11,8 @@
 // changes the axis range and its ticks; a click at the peak pins the list
 // summary.json has at the peak, row for row; a legend entry hides its
 // category. --shots DIR keeps a screenshot of each page there.
+// With FIREFOX set (a path), the same checks run in that Firefox instead,
+// over WebDriver BiDi.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,6 +28,7 @@ try {
 }
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const FIREFOX = process.env.FIREFOX || '';
 const argv = process.argv.slice(2);
 let shots = null;
 const si = argv.indexOf('--shots');
@@ -68,7 +71,9 @@ async function open(browser, dir, name) {
   await page.setRequestInterception(true);
   page.on('request', (req) => {
     const url = req.url();
-    if (url === page_url) {
+    // Firefox loads a font of its own as a data: URL (not the page's: its
+    // CSP allows no fonts); nothing else may load.
+    if (url === page_url || (FIREFOX && url.startsWith('data:font/'))) {
       req.continue();
     } else {
       check(false, `${name}: the page asked for ${url.slice(0, 100)}`);
@@ -83,14 +88,21 @@ async function open(browser, dir, name) {
   await page.setViewport({ width: 1280, height: 900 });
   await page.goto(page_url, { waitUntil: 'load', timeout: 60_000 });
   await page.waitForSelector('html[data-cgx-ready]', { timeout: 30_000 });
+  // After a scroll the static page's tables and charts near the screen are
+  // laid out (content-visibility), which can move what was scrolled to;
+  // Firefox does it at the next frames, so positions are read after them.
+  await page.evaluate(() => {
+    window.settled = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))));
+  });
   return page;
 }
 
 // Client coordinates of time t on explorer k's plot, at its vertical middle.
 async function clientAt(page, k, t) {
-  return page.evaluate((k, t) => {
+  return page.evaluate(async (k, t) => {
     const ex = window.cgmemExplorers[k];
     ex.svg.scrollIntoView({ block: 'center' });
+    await settled();
     const r = ex.svg.getBoundingClientRect(), s = r.width / ex.g.W;
     return { x: r.left + ex.xOf(t) * s, y: r.top + ((ex.g.y0 + ex.g.y1) / 2) * s };
   }, k, t);
@@ -222,7 +234,8 @@ async function explore(browser, spec) {
     // pan: a drag moves the range, keeps its width
     await page.mouse.move(at.x, at.y);
     await page.mouse.down();
-    await page.mouse.move(at.x + 120, at.y, { steps: 4 });
+    // (within the viewport: Firefox refuses a pointer outside it)
+    await page.mouse.move(Math.min(at.x + 120, 1279), at.y, { steps: 4 });
     await page.mouse.up();
     const panned = await axis(page, k);
     check(Math.abs((panned.x1 - panned.x0) - (after.x1 - after.x0)) < 1e-6 * (after.x1 - after.x0 + 1) &&
@@ -270,9 +283,10 @@ async function explore(browser, spec) {
   // reserved bytes, and hovering the largest block shows that block
   const views = await page.evaluate(() => window.cgmemSegmentViews.length);
   for (let k = 0; k < views; k++) {
-    const seg = await page.evaluate((k) => {
+    const seg = await page.evaluate(async (k) => {
       const v = window.cgmemSegmentViews[k];
       v.box.scrollIntoView({ block: 'center' });
+      await settled();
       let reserved = 0;
       v.d.segments.forEach((s) => { reserved += s[1]; });
       const rects = [...v.svg.querySelectorAll('.cgx-block')];
@@ -306,7 +320,23 @@ async function explore(browser, spec) {
 
 let browser;
 try {
-  browser = await puppeteer.launch({
+  browser = await puppeteer.launch(FIREFOX ? {
+    browser: 'firefox',
+    executablePath: FIREFOX,
+    headless: true,
+    userDataDir: path.join(tmp, 'profile'),
+    // Nothing of its own beyond loopback: every http(s) request goes to a
+    // proxy at 127.0.0.1:9 (discard, nothing listens), so no name is looked
+    // up either; and no update checks, telemetry or portal detection.
+    extraPrefsFirefox: { 'network.proxy.type': 1, 'network.proxy.http': '127.0.0.1', 'network.proxy.http_port': 9,
+      'network.proxy.ssl': '127.0.0.1', 'network.proxy.ssl_port': 9, 'network.proxy.no_proxies_on': '',
+      'network.proxy.allow_hijacking_localhost': true, 'network.dns.disablePrefetch': true,
+      'network.captive-portal-service.enabled': false, 'network.connectivity-service.enabled': false,
+      'app.update.enabled': false, 'datareporting.policy.dataSubmissionEnabled': false, 'toolkit.telemetry.enabled': false,
+      'browser.safebrowsing.malware.enabled': false, 'browser.safebrowsing.phishing.enabled': false },
+    timeout: 60_000,
+    protocolTimeout: 90_000,
+  } : {
     executablePath: CHROMIUM,
     headless: true,
     userDataDir: path.join(tmp, 'profile'),
