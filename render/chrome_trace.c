@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "escape.h"
 #include "units.h"
 #include "xalloc.h"
@@ -50,45 +51,22 @@ typedef struct writer {
 /* Copies a string literal to p and advances p. */
 #define LIT(p, s) ((p) = (char *)memcpy((p), (s), sizeof(s) - 1) + sizeof(s) - 1)
 
-static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				  "8081828384858687888990919293949596979899";
-
-static char *u64_to(char *p, uint64_t v)
-{
-	char tmp[20];
-	size_t i = sizeof tmp;
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		i -= 2;
-		memcpy(tmp + i, digit_pairs + 2 * r, 2);
-	}
-	if (v >= 10) {
-		i -= 2;
-		memcpy(tmp + i, digit_pairs + 2 * v, 2);
-	} else {
-		tmp[--i] = (char)('0' + v);
-	}
-	memcpy(p, tmp + i, sizeof tmp - i);
-	return p + sizeof tmp - i;
-}
-
 /* Microseconds with three decimals, as cg_chrome_ts. */
 static char *ts_to(char *p, uint64_t ns)
 {
-	p = u64_to(p, ns / 1000);
+	p = cg_u64_decimal(p, ns / 1000);
 	unsigned f = (unsigned)(ns % 1000);
 	p[0] = '.';
 	p[1] = (char)('0' + f / 100);
-	memcpy(p + 2, digit_pairs + 2 * (f % 100), 2);
+	p[2] = (char)('0' + f / 10 % 10);
+	p[3] = (char)('0' + f % 10);
 	return p + 4;
 }
 
 static void put_u64(cg_sink *s, uint64_t v)
 {
 	char *p = cg_sink_reserve(s, 20);
-	cg_sink_commit(s, (size_t)(u64_to(p, v) - p));
+	cg_sink_commit(s, (size_t)(cg_u64_decimal(p, v) - p));
 }
 
 static void put_ts(cg_sink *s, uint64_t ns)
@@ -383,7 +361,7 @@ static void slice_times(writer *w, const slices *s, uint32_t i)
 {
 	char *start = room(w), *p = start;
 	LIT(p, ",\"pid\":" HOST_PID_TEXT ",\"tid\":");
-	p = u64_to(p, (uint64_t)s->lane[i] + 1);
+	p = cg_u64_decimal(p, (uint64_t)s->lane[i] + 1);
 	LIT(p, ",\"ts\":");
 	p = ts_to(p, s->start[i]);
 	LIT(p, ",\"dur\":");
@@ -430,10 +408,10 @@ static void op_args(writer *w, const cg_op *op, shape_cache *shapes)
 	char *start = room(w), *p = start;
 	if (!(op->flags & CG_OP_STORAGE_UNKNOWN)) {
 		LIT(p, ",\"storage_bytes\":");
-		p = u64_to(p, op->storage_bytes);
+		p = cg_u64_decimal(p, op->storage_bytes);
 	}
 	LIT(p, ",\"input_storage_bytes\":");
-	p = u64_to(p, op->input_storage_bytes);
+	p = cg_u64_decimal(p, op->input_storage_bytes);
 	done(w, start, p);
 }
 
@@ -495,15 +473,15 @@ static void write_flows(writer *w, const slices *s)
 			else
 				LIT(p, "\"ph\":\"s\"");
 			LIT(p, ",\"cat\":\"edge\",\"name\":\"edge\",\"id\":");
-			p = u64_to(p, (uint64_t)e + 1);
+			p = cg_u64_decimal(p, (uint64_t)e + 1);
 			LIT(p, ",\"pid\":" HOST_PID_TEXT ",\"tid\":");
-			p = u64_to(p, (uint64_t)s->lane[sp] + 1);
+			p = cg_u64_decimal(p, (uint64_t)s->lane[sp] + 1);
 			LIT(p, ",\"ts\":");
 			p = ts_to(p, s->start[sp]);
 			if (end)
 				LIT(p, ",\"bp\":\"e\"");
 			LIT(p, ",\"args\":{\"duration_ns\":");
-			p = u64_to(p, ed->duration_ns);
+			p = cg_u64_decimal(p, ed->duration_ns);
 			LIT(p, "}}");
 			done(w, start, p);
 		}
@@ -537,13 +515,13 @@ static void write_counter(writer *w, int pid, uint64_t t, const live_state *st, 
 		LIT(p, "\"ph\":\"C\",\"name\":\"live memory by category\",\"pid\":");
 	else
 		LIT(p, "\"ph\":\"C\",\"name\":\"live memory\",\"pid\":");
-	p = u64_to(p, (uint64_t)pid);
+	p = cg_u64_decimal(p, (uint64_t)pid);
 	LIT(p, ",\"ts\":");
 	p = ts_to(p, t);
 	LIT(p, ",\"args\":{");
 	if (!by_category) {
 		LIT(p, "\"bytes\":");
-		p = u64_to(p, st->total);
+		p = cg_u64_decimal(p, st->total);
 	} else {
 		bool first = true;
 		for (int c = 0; c < CG_CAT_COUNT; c++) {
@@ -555,7 +533,7 @@ static void write_counter(writer *w, int pid, uint64_t t, const live_state *st, 
 			size_t skip = first ? 1 : 0;
 			memcpy(p, keys->text[c] + skip, keys->len[c] - skip);
 			p += keys->len[c] - skip;
-			p = u64_to(p, st->by_cat[c]);
+			p = cg_u64_decimal(p, st->by_cat[c]);
 			first = false;
 		}
 	}
@@ -681,21 +659,21 @@ static void write_checkpoints(writer *w)
 		const cg_devmem *c = &tl->devmem[i];
 		char *start = room(w), *p = open_event(w, start);
 		LIT(p, "\"ph\":\"C\",\"name\":\"device memory\",\"pid\":");
-		p = u64_to(p, (uint64_t)DEVICE_PID(c->device));
+		p = cg_u64_decimal(p, (uint64_t)DEVICE_PID(c->device));
 		LIT(p, ",\"ts\":");
 		p = ts_to(p, c->t_ns);
 		LIT(p, ",\"args\":{");
 		if (c->has_used) {
 			LIT(p, "\"used\":");
-			p = u64_to(p, c->used_bytes);
+			p = cg_u64_decimal(p, c->used_bytes);
 			LIT(p, ",\"free\":");
-			p = u64_to(p, c->free_bytes);
+			p = cg_u64_decimal(p, c->free_bytes);
 			if (c->has_reserved)
 				LIT(p, ",");
 		}
 		if (c->has_reserved) {
 			LIT(p, "\"reserved\":");
-			p = u64_to(p, c->reserved_bytes);
+			p = cg_u64_decimal(p, c->reserved_bytes);
 		}
 		LIT(p, "}}");
 		done(w, start, p);
@@ -704,11 +682,11 @@ static void write_checkpoints(writer *w)
 		const cg_oom *o = &tl->ooms[i];
 		char *start = room(w), *p = open_event(w, start);
 		LIT(p, "\"ph\":\"i\",\"s\":\"p\",\"name\":\"out of memory\",\"pid\":");
-		p = u64_to(p, (uint64_t)DEVICE_PID(o->device));
+		p = cg_u64_decimal(p, (uint64_t)DEVICE_PID(o->device));
 		LIT(p, ",\"tid\":0,\"ts\":");
 		p = ts_to(p, o->t_ns);
 		LIT(p, ",\"args\":{\"requested_bytes\":");
-		p = u64_to(p, o->bytes);
+		p = cg_u64_decimal(p, o->bytes);
 		LIT(p, "}}");
 		done(w, start, p);
 	}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "escape.h"
 
 void cg_jw_init(cg_jw *w, cg_sink *out, bool pretty)
@@ -88,38 +89,11 @@ void cg_jw_string(cg_jw *w, const char *s)
 	cg_jw_string_n(w, s, strlen(s));
 }
 
-static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				  "8081828384858687888990919293949596979899";
-
-/* v in decimal as "%" PRIu64 writes it, at p (room for 20); returns the end.
- * Summaries hold hundreds of thousands of numbers: two digits a division
- * instead of vsnprintf. */
-static char *u64_to(char *p, uint64_t v)
-{
-	char tmp[20];
-	size_t i = sizeof tmp;
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		i -= 2;
-		memcpy(tmp + i, digit_pairs + 2 * r, 2);
-	}
-	if (v >= 10) {
-		i -= 2;
-		memcpy(tmp + i, digit_pairs + 2 * v, 2);
-	} else {
-		tmp[--i] = (char)('0' + v);
-	}
-	memcpy(p, tmp + i, sizeof tmp - i);
-	return p + sizeof tmp - i;
-}
-
 void cg_jw_u64(cg_jw *w, uint64_t v)
 {
 	before_item(w);
 	char *p = cg_sink_reserve(w->out, 20);
-	cg_sink_commit(w->out, (size_t)(u64_to(p, v) - p));
+	cg_sink_commit(w->out, (size_t)(cg_u64_decimal(p, v) - p));
 }
 
 void cg_jw_i64(cg_jw *w, int64_t v)
@@ -128,9 +102,9 @@ void cg_jw_i64(cg_jw *w, int64_t v)
 	char *p = cg_sink_reserve(w->out, 21), *e = p;
 	if (v < 0) {
 		*e++ = '-';
-		e = u64_to(e, (uint64_t)(-(v + 1)) + 1); /* INT64_MIN has no positive int64 */
+		e = cg_u64_decimal(e, (uint64_t)(-(v + 1)) + 1); /* INT64_MIN has no positive int64 */
 	} else {
-		e = u64_to(e, (uint64_t)v);
+		e = cg_u64_decimal(e, (uint64_t)v);
 	}
 	cg_sink_commit(w->out, (size_t)(e - p));
 }
