@@ -125,6 +125,22 @@
   }
 
   // --- one device's explorer ---
+  // Under an explorer's bar: the plot with its tooltip, then the pinned
+  // panel; the box goes in before the data element and the events start.
+  function mount(self, box, where, label) {
+    var plot = el('div', { class: 'cgx-plot' });
+    self.svg = sv('svg', { class: 'cgx-svg', role: 'img', 'aria-label': label });
+    self.tip = el('div', { class: 'cgx-tip', role: 'status' });
+    plot.appendChild(self.svg);
+    plot.appendChild(self.tip);
+    box.appendChild(plot);
+    self.plotBox = plot;
+    self.pin = el('div', { class: 'cgx-pin', 'aria-live': 'polite' });
+    box.appendChild(self.pin);
+    where.parentNode.insertBefore(box, where);
+    self.events();
+  }
+
   function Explorer(data, where) {
     var self = this;
     this.d = data;
@@ -223,17 +239,7 @@
     });
     [zin, zout, reset, peak, pick].forEach(function (b) { bar.appendChild(b); });
     box.appendChild(bar);
-    var plot = el('div', { class: 'cgx-plot' });
-    this.svg = sv('svg', { class: 'cgx-svg', role: 'img', 'aria-label': 'live memory by category over time' });
-    this.tip = el('div', { class: 'cgx-tip', role: 'status' });
-    plot.appendChild(this.svg);
-    plot.appendChild(this.tip);
-    box.appendChild(plot);
-    this.plotBox = plot;
-    this.pin = el('div', { class: 'cgx-pin', 'aria-live': 'polite' });
-    box.appendChild(this.pin);
-    where.parentNode.insertBefore(box, where);
-    this.events();
+    mount(this, box, where, 'live memory by category over time');
   };
 
   // Plot geometry for the current width.

@@ -101,17 +101,7 @@
       bar.appendChild(b);
     });
     box.appendChild(bar);
-    var plot = el('div', { class: 'cgx-plot' });
-    this.svg = sv('svg', { class: 'cgx-svg', role: 'img', 'aria-label': 'live memory of both runs over time' });
-    this.tip = el('div', { class: 'cgx-tip', role: 'status' });
-    plot.appendChild(this.svg);
-    plot.appendChild(this.tip);
-    box.appendChild(plot);
-    this.plotBox = plot;
-    this.pin = el('div', { class: 'cgx-pin', 'aria-live': 'polite' });
-    box.appendChild(this.pin);
-    where.parentNode.insertBefore(box, where);
-    this.events();
+    mount(this, box, where, 'live memory of both runs over time');
   };
 
   DiffExplorer.prototype.draw = function () {
