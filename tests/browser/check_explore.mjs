@@ -19,16 +19,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-let puppeteer;
-try {
-  puppeteer = (await import('puppeteer-core')).default;
-} catch (e) {
-  console.error(`puppeteer-core is not installed in tests/browser/node_modules: run .ci/setup --test (${e.message})`);
-  process.exit(1);
-}
+import { definePageHelpers, launch, ownLoad } from './browser.mjs';
 
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const FIREFOX = process.env.FIREFOX || '';
 const argv = process.argv.slice(2);
 let shots = null;
 const si = argv.indexOf('--shots');
@@ -71,9 +63,7 @@ async function open(browser, dir, name) {
   await page.setRequestInterception(true);
   page.on('request', (req) => {
     const url = req.url();
-    // Firefox loads a font of its own as a data: URL (not the page's: its
-    // CSP allows no fonts); nothing else may load.
-    if (url === page_url || (FIREFOX && url.startsWith('data:font/'))) {
+    if (url === page_url || ownLoad(url)) {
       req.continue();
     } else {
       check(false, `${name}: the page asked for ${url.slice(0, 100)}`);
@@ -88,12 +78,7 @@ async function open(browser, dir, name) {
   await page.setViewport({ width: 1280, height: 900 });
   await page.goto(page_url, { waitUntil: 'load', timeout: 60_000 });
   await page.waitForSelector('html[data-cgx-ready]', { timeout: 30_000 });
-  // After a scroll the static page's tables and charts near the screen are
-  // laid out (content-visibility), which can move what was scrolled to;
-  // Firefox does it at the next frames, so positions are read after them.
-  await page.evaluate(() => {
-    window.settled = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))));
-  });
+  await definePageHelpers(page);
   return page;
 }
 
@@ -104,7 +89,7 @@ async function clientAt(page, k, t) {
     ex.svg.scrollIntoView({ block: 'center' });
     await settled();
     const r = ex.svg.getBoundingClientRect(), s = r.width / ex.g.W;
-    return { x: r.left + ex.xOf(t) * s, y: r.top + ((ex.g.y0 + ex.g.y1) / 2) * s };
+    return { x: columnX(ex.svg, ex.g.W, ex.xOf(t)), y: r.top + ((ex.g.y0 + ex.g.y1) / 2) * s };
   }, k, t);
 }
 
@@ -320,31 +305,7 @@ async function explore(browser, spec) {
 
 let browser;
 try {
-  browser = await puppeteer.launch(FIREFOX ? {
-    browser: 'firefox',
-    executablePath: FIREFOX,
-    headless: true,
-    userDataDir: path.join(tmp, 'profile'),
-    // Nothing of its own beyond loopback: every http(s) request goes to a
-    // proxy at 127.0.0.1:9 (discard, nothing listens), so no name is looked
-    // up either; and no update checks, telemetry or portal detection.
-    extraPrefsFirefox: { 'network.proxy.type': 1, 'network.proxy.http': '127.0.0.1', 'network.proxy.http_port': 9,
-      'network.proxy.ssl': '127.0.0.1', 'network.proxy.ssl_port': 9, 'network.proxy.no_proxies_on': '',
-      'network.proxy.allow_hijacking_localhost': true, 'network.dns.disablePrefetch': true,
-      'network.captive-portal-service.enabled': false, 'network.connectivity-service.enabled': false,
-      'app.update.enabled': false, 'datareporting.policy.dataSubmissionEnabled': false, 'toolkit.telemetry.enabled': false,
-      'browser.safebrowsing.malware.enabled': false, 'browser.safebrowsing.phishing.enabled': false },
-    timeout: 60_000,
-    protocolTimeout: 90_000,
-  } : {
-    executablePath: CHROMIUM,
-    headless: true,
-    userDataDir: path.join(tmp, 'profile'),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--no-first-run', '--disable-dev-shm-usage'],
-    timeout: 30_000,
-    protocolTimeout: 90_000,
-  });
+  browser = await launch(tmp);
   for (const s of samples)
     await explore(browser, s);
 } catch (e) {

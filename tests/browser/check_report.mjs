@@ -15,15 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-let puppeteer;
-try {
-  puppeteer = (await import('puppeteer-core')).default;
-} catch (e) {
-  console.error(`puppeteer-core is not installed in tests/browser/node_modules: run .ci/setup --test (${e.message})`);
-  process.exit(1);
-}
+import { launch } from './browser.mjs';
 
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const WIDTHS = [420, 1280, 1920];
 // A4 less the report's @page margins (12 mm each side), in CSS px.
 const PRINT_WIDTH = Math.floor(((210 - 24) / 25.4) * 96);
@@ -236,15 +229,7 @@ async function print(browser, sample, dir, maxPages) {
 
 let browser;
 try {
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    userDataDir: path.join(tmp, 'profile'),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--no-first-run', '--disable-dev-shm-usage'],
-    timeout: 30_000,
-    protocolTimeout: 90_000,
-  });
+  browser = await launch(tmp);
   for (const arg of samples) {
     // SAMPLE<=N: its printed report must fit in N pages
     const [sample, most] = arg.split('<=');
