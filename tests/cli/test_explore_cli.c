@@ -4,48 +4,12 @@
  * JSON data only; the peak's pinned list is summary.json's; a big trace's
  * series is reduced with its exact peak kept and only the worked-out
  * moments are pinnable. The browser half: tests/browser/check_explore.mjs. */
+#include "pageutil.h"
 #include "runutil.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static char *file_in(const char *out, const char *name)
-{
-	char path[1300];
-	snprintf(path, sizeof path, "%s/%s", out, name);
-	char *s = tu_read(path, NULL);
-	if (!s)
-		fail_msg("%s was not written", path);
-	return s;
-}
-
-static size_t count_of(const char *s, const char *what)
-{
-	size_t n = 0;
-	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
-		n++;
-	return n;
-}
-
-/* The page less what the explorer adds: the CSP's script-src, the script
- * element in <head> and each data element (with its newline). */
-static char *without_explorer(const char *html)
-{
-	char *s = strdup(html);
-	const char *cuts[][2] = {{"; script-src 'sha256-", "'"}, {"<script>", "</script>\n"},
-				 {"<script type=\"application/json\" class=\"cgx-data\">", "</script>\n"}};
-	for (size_t c = 0; c < 3; c++) {
-		char *p;
-		while ((p = strstr(s, cuts[c][0])) != NULL) {
-			char *end = strstr(p + strlen(cuts[c][0]), cuts[c][1]);
-			assert_non_null(end);
-			end += strlen(cuts[c][1]);
-			memmove(p, end, strlen(end) + 1);
-		}
-	}
-	return s;
-}
 
 static void no_js_writes_the_static_page_the_default_only_adds_to(void **state)
 {
@@ -57,16 +21,16 @@ static void no_js_writes_the_static_page_the_default_only_adds_to(void **state)
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "--no-trace", "-q", tu_sample("mlp_adam.jsonl"), "-o", a, NULL), 0);
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "--no-trace", "-q", "--no-js", tu_sample("mlp_adam.jsonl"), "-o", b, NULL), 0);
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "--no-trace", "-q", "--static-html", tu_sample("mlp_adam.jsonl"), "-o", c, NULL), 0);
-	char *js = file_in(a, "report.html"), *nojs = file_in(b, "report.html"), *st = file_in(c, "report.html");
+	char *js = tu_read_in(a, "report.html", NULL), *nojs = tu_read_in(b, "report.html", NULL), *st = tu_read_in(c, "report.html", NULL);
 	assert_string_equal(nojs, st);
 	assert_null(strstr(nojs, "<script"));
 	assert_non_null(strstr(nojs, "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"));
-	assert_int_equal(count_of(js, "<script>"), 1);
-	assert_int_equal(count_of(js, "<script type=\"application/json\" class=\"cgx-data\">"), 1);
-	char *cut = without_explorer(js);
+	assert_int_equal(tu_count(js, "<script>"), 1);
+	assert_int_equal(tu_count(js, "<script type=\"application/json\" class=\"cgx-data\">"), 1);
+	char *cut = tu_without_explorer(js);
 	assert_string_equal(cut, nojs);
 	/* report.md does not change */
-	char *md1 = file_in(a, "report.md"), *md2 = file_in(b, "report.md");
+	char *md1 = tu_read_in(a, "report.md", NULL), *md2 = tu_read_in(b, "report.md", NULL);
 	assert_string_equal(md1, md2);
 	free(cut);
 	free(js);
@@ -81,7 +45,7 @@ static void the_page_forbids_connections_and_names_no_url(void **state)
 	(void)state;
 	const char *out = tu_path("csp");
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "--no-trace", "-q", tu_sample("mlp_adam.jsonl"), "-o", out, NULL), 0);
-	char *html = file_in(out, "report.html");
+	char *html = tu_read_in(out, "report.html", NULL);
 	const char *csp = strstr(html, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 				       "style-src 'unsafe-inline'; img-src data:; script-src 'sha256-");
 	assert_non_null(csp);
@@ -89,35 +53,25 @@ static void the_page_forbids_connections_and_names_no_url(void **state)
 	assert_int_equal(q - hash, 44); /* 32 bytes in base64 */
 	assert_memory_equal(q, "'\">", 3);
 	/* the only URLs are the SVG and XLink namespaces' names */
-	size_t urls = count_of(html, "http://") + count_of(html, "https://");
-	size_t ns = count_of(html, "http://www.w3.org/2000/svg") + count_of(html, "http://www.w3.org/1999/xlink");
+	size_t urls = tu_count(html, "http://") + tu_count(html, "https://");
+	size_t ns = tu_count(html, "http://www.w3.org/2000/svg") + tu_count(html, "http://www.w3.org/1999/xlink");
 	assert_int_equal(urls, ns);
 	assert_null(strstr(html, "connect-src"));
 	free(html);
 }
 
-#define HOSTILE_SCRIPT "<script>alert(1)</script>"
-#define HOSTILE_IMG "\\\"><img src=x onerror=alert(2)>"
-
-static const char hostile_trace[] =
-	"{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\",\"run_id\":\"" HOSTILE_SCRIPT "\",\"model\":\"" HOSTILE_IMG "\"}\n"
-	"{\"kind\":\"span_start\",\"id\":\"s|1\",\"name\":\"" HOSTILE_SCRIPT "|pipe\",\"start_ns\":0,\"span_kind\":\"op\"}\n"
-	"{\"kind\":\"memory\",\"timestamp_ns\":2,\"tensor_id\":\"" HOSTILE_IMG "\",\"span_id\":\"s|1\",\"device\":\"cpu\","
-	"\"bytes\":64,\"action\":\"alloc\",\"dtype\":\"f32\",\"op_name\":\"" HOSTILE_SCRIPT "\",\"category\":\"activation\"}\n"
-	"{\"kind\":\"memory\",\"timestamp_ns\":5,\"tensor_id\":\"x" HOSTILE_IMG "\",\"span_id\":\"s|1\",\"device\":\"cpu\","
-	"\"bytes\":64,\"action\":\"free\",\"dtype\":\"f32\",\"category\":\"" HOSTILE_SCRIPT "\"}\n";
 
 static void hostile_names_reach_the_page_as_data_only(void **state)
 {
 	(void)state;
 	char trace[600];
-	snprintf(trace, sizeof trace, "%s", tu_write("hostile.jsonl", hostile_trace, (size_t)-1));
+	snprintf(trace, sizeof trace, "%s", tu_write("hostile.jsonl", tu_hostile_trace, (size_t)-1));
 	const char *out = tu_path("hostile");
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "-q", "--no-trace", trace, "-o", out, NULL), 0);
-	char *html = file_in(out, "report.html");
+	char *html = tu_read_in(out, "report.html", NULL);
 	/* the page's own script and one device's data, nothing else */
-	assert_int_equal(count_of(html, "<script"), 2);
-	assert_int_equal(count_of(html, "</script"), 2);
+	assert_int_equal(tu_count(html, "<script"), 2);
+	assert_int_equal(tu_count(html, "</script"), 2);
 	assert_null(strstr(html, "<img"));
 	/* in the data every '<' is \u003c: no string can end its element */
 	const char *data = strstr(html, "class=\"cgx-data\">");
@@ -140,7 +94,7 @@ static void the_peak_moment_holds_summary_jsons_list(void **state)
 	(void)state;
 	const char *out = tu_path("peaklist");
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "-q", "--no-trace", tu_sample("cnn_sgd.jsonl"), "-o", out, NULL), 0);
-	char *html = file_in(out, "report.html");
+	char *html = tu_read_in(out, "report.html", NULL);
 	const char *data = strstr(html, "class=\"cgx-data\">") + strlen("class=\"cgx-data\">");
 	const char *end = strstr(data, "</script>");
 	char *json = strndup(data, (size_t)(end - data));
@@ -188,7 +142,7 @@ static void each_steps_peak_is_a_moment_with_the_replayed_list(void **state)
 	(void)state;
 	const char *out = tu_path("steplist");
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "-q", "--no-trace", tu_sample("mlp_adam.jsonl"), "-o", out, NULL), 0);
-	char *html = file_in(out, "report.html");
+	char *html = tu_read_in(out, "report.html", NULL);
 	const char *data = strstr(html, "class=\"cgx-data\">") + strlen("class=\"cgx-data\">");
 	char *json = strndup(data, (size_t)(strstr(data, "</script>") - data));
 	cJSON *d = cJSON_Parse(json);
@@ -299,7 +253,7 @@ static void a_big_trace_keeps_its_exact_peak_and_says_what_is_pinnable(void **st
 	free(text);
 	const char *out = tu_path("big");
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "-q", "--no-trace", "--formats", "svg", trace, "-o", out, NULL), 0);
-	char *html = file_in(out, "report.html");
+	char *html = tu_read_in(out, "report.html", NULL);
 	const char *data = strstr(html, "class=\"cgx-data\">") + strlen("class=\"cgx-data\">");
 	const char *end = strstr(data, "</script>");
 	char *json = strndup(data, (size_t)(end - data));
@@ -340,7 +294,7 @@ static void a_snapshot_has_its_segments_as_data(void **state)
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "-q", "--no-trace", tu_sample("snapshots/yiyi_oom_snapshot.pickle"),
 				"-o", out, NULL),
 			 0);
-	char *html = file_in(out, "report.html");
+	char *html = tu_read_in(out, "report.html", NULL);
 	const char *tag = "class=\"cgx-data\">{\"version\":1,\"segments_view\":true";
 	const char *data = strstr(html, tag);
 	assert_non_null(data);

@@ -91,16 +91,6 @@ static const char steps_csv[] =
 	"0,train_step#0,cuda:0,10,95,0,1572,65,1072,1072,564,500,3,2\r\n"
 	"1,train_step#1,cuda:0,100,130,1072,1172,110,1072,0,100,100,1,1\r\n";
 
-static char *file_in(const char *dir, const char *name)
-{
-	char path[1200];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	char *s = tu_read(path, NULL);
-	if (!s)
-		fail_msg("%s was not written", path);
-	return s;
-}
-
 static bool present(const char *dir, const char *name)
 {
 	char path[1200];
@@ -124,17 +114,17 @@ static void folded_files_hold_the_hand_worked_stacks(void **state)
 	(void)state;
 	report("folded", "r_folded");
 	const char *dir = tu_path("r_folded");
-	char *t = file_in(dir, "live_at_peak.cuda-0.folded");
+	char *t = tu_read_in(dir, "live_at_peak.cuda-0.folded", NULL);
 	assert_string_equal(t, live_at_peak);
 	free(t);
-	t = file_in(dir, "leaks.cuda-0.folded");
+	t = tu_read_in(dir, "leaks.cuda-0.folded", NULL);
 	assert_string_equal(t, leaks);
 	free(t);
 	/* folded alone: no chart, no CSV, and report.md says so */
 	assert_false(present(dir, "timeline.cuda-0.png"));
 	assert_false(present(dir, "timeline.cuda-0.svg"));
 	assert_false(present(dir, "peak.cuda-0.csv"));
-	char *md = file_in(dir, "report.md");
+	char *md = tu_read_in(dir, "report.md", NULL);
 	assert_non_null(strstr(md, "No charts were drawn: --formats named no chart format (png, svg, pdf)."));
 	assert_non_null(strstr(md, "| live\\_at\\_peak.cuda-0.folded | Live memory at the peak on cuda:0, as collapsed stacks |"));
 	assert_null(strstr(md, "![")); /* no figure links to files that are not there */
@@ -146,15 +136,15 @@ static void csv_files_hold_the_hand_worked_rows(void **state)
 	(void)state;
 	report("csv,svg", "r_csv");
 	const char *dir = tu_path("r_csv");
-	char *t = file_in(dir, "peak.cuda-0.csv");
+	char *t = tu_read_in(dir, "peak.cuda-0.csv", NULL);
 	assert_string_equal(t, peak_csv);
 	free(t);
-	t = file_in(dir, "steps.csv");
+	t = tu_read_in(dir, "steps.csv", NULL);
 	assert_string_equal(t, steps_csv);
 	free(t);
 	assert_true(present(dir, "timeline.cuda-0.svg"));
 	assert_false(present(dir, "live_at_peak.cuda-0.folded"));
-	char *md = file_in(dir, "report.md");
+	char *md = tu_read_in(dir, "report.md", NULL);
 	assert_null(strstr(md, "No charts were drawn"));
 	free(md);
 }
@@ -222,7 +212,7 @@ static void snapshot_folded_bytes_add_up_to_the_oracle_peak(void **state)
 			 0);
 	free(out);
 	free(err);
-	char *t = file_in(tu_path("r_snap"), "live_at_peak.cuda-0.folded");
+	char *t = tu_read_in(tu_path("r_snap"), "live_at_peak.cuda-0.folded", NULL);
 	uint64_t sum = 0;
 	size_t lines = 0;
 	for (char *p = t; *p; lines++) {

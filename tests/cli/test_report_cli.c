@@ -7,29 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *report_file(const char *out, const char *name)
-{
-	char path[600];
-	snprintf(path, sizeof path, "%s/%s", out, name);
-	char *s = tu_read(path, NULL);
-	if (!s)
-		fail_msg("%s was not written", path);
-	return s;
-}
-
-static size_t count_of(const char *s, const char *what)
-{
-	size_t n = 0;
-	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
-		n++;
-	return n;
-}
-
 static void markdown_report_has_the_key_figures_and_charts(void **state)
 {
 	const char *out = tu_path("md");
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam.jsonl"), "-o", out, "-q", NULL), 0);
-	char *md = report_file(out, "report.md");
+	char *md = tu_read_in(out, "report.md", NULL);
 	cJSON *o = tu_json_file(tu_sample("mlp_adam.oracle.json"));
 	assert_int_equal(tu_json_u64(o, "peak_total_allocated_bytes", NULL), 16190672);
 	assert_non_null(strstr(md, "| peak | 15.44 MiB (16,190,672 B) |"));
@@ -40,7 +22,7 @@ static void markdown_report_has_the_key_figures_and_charts(void **state)
 	assert_non_null(strstr(md, "# Memory report \xe2\x80\x94 mlp\\_adam"));
 	assert_null(strstr(md, "cut off"));
 	free(md);
-	char *html = report_file(out, "report.html");
+	char *html = tu_read_in(out, "report.html", NULL);
 	/* self-contained: the chart is inline SVG, nothing is fetched */
 	assert_non_null(strstr(html, "<svg"));
 	assert_null(strstr(html, "src=\"http"));
@@ -54,7 +36,7 @@ static void a_cut_trace_is_said_first(void **state)
 {
 	const char *out = tu_path("cut");
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_sample("mlp_adam_cut.jsonl"), "-o", out, "-q", NULL), 0);
-	char *md = report_file(out, "report.md");
+	char *md = tu_read_in(out, "report.md", NULL);
 	const char *callout = strstr(md, "> **The trace was cut off: trace ends mid-record at line 3974");
 	assert_non_null(callout);
 	assert_true(callout < strstr(md, "## Key figures"));
@@ -75,17 +57,17 @@ static void hostile_strings_are_escaped_in_both_reports(void **state)
 	const char *trace = tu_write("hostile.jsonl", hostile_trace, (size_t)-1);
 	const char *out = tu_path("hostile");
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", trace, "-o", out, "-q", NULL), 0);
-	char *html = report_file(out, "report.html");
+	char *html = tu_read_in(out, "report.html", NULL);
 	/* the explorer's script and its one device's data, no other script
 	 * (tests/cli/test_explore_cli.c looks inside) */
-	assert_int_equal(count_of(html, "<script"), 2);
+	assert_int_equal(tu_count(html, "<script"), 2);
 	assert_non_null(strstr(html, "<script>"));
 	assert_non_null(strstr(html, "<script type=\"application/json\" class=\"cgx-data\">"));
 	assert_null(strstr(html, "<img"));
 	assert_non_null(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
 	assert_non_null(strstr(html, "&quot;&gt;&lt;img src=x onerror=alert(2)&gt;"));
 	free(html);
-	char *md = report_file(out, "report.md");
+	char *md = tu_read_in(out, "report.md", NULL);
 	assert_null(strstr(md, "<script"));
 	assert_non_null(strstr(md, "&lt;script&gt;alert(1)&lt;/script&gt;"));
 	/* a pipe in a name cannot break the table */
@@ -114,7 +96,7 @@ static void a_browser_shows_hostile_strings_as_text(void **state)
 	assert_non_null(strstr(dom, "<main>"));
 	/* the DOM the browser built holds no script but the page's own (the
 	 * explorer and its data), and no image element */
-	assert_int_equal(count_of(dom, "<script"), 2);
+	assert_int_equal(tu_count(dom, "<script"), 2);
 	assert_null(strstr(dom, "<img"));
 	/* and shows the strings as text */
 	assert_non_null(strstr(dom, "&lt;script&gt;alert(1)&lt;/script&gt;"));

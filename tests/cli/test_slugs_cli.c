@@ -50,16 +50,6 @@ static size_t count(const char *hay, const char *needle)
 	return n;
 }
 
-static char *file_in(const char *dir, const char *name, size_t *len)
-{
-	char path[1200];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	char *s = tu_read(path, len);
-	if (!s)
-		fail_msg("%s was not written", path);
-	return s;
-}
-
 static void devices_with_one_file_name_form_get_files_of_their_own(void **state)
 {
 	memset(long_a, 'A', 150);
@@ -81,7 +71,7 @@ static void devices_with_one_file_name_form_get_files_of_their_own(void **state)
 	write_trace("all.jsonl", (1u << NDEV) - 1);
 	char *out = strdup(tu_path("out"));
 	assert_int_equal(tu_run(NULL, NULL, NULL, "report", tu_path("all.jsonl"), "-o", out, "-q", "--no-trace", NULL), 0);
-	char *md = file_in(out, "report.md", NULL);
+	char *md = tu_read_in(out, "report.md", NULL);
 	for (int k = 0; k < NDEV; k++) {
 		/* the device's own trace, alone, in a folder of its own, under
 		 * the same file name (the run's name is in the charts' titles) */
@@ -101,7 +91,7 @@ static void devices_with_one_file_name_form_get_files_of_their_own(void **state)
 			snprintf(name, sizeof name, "%s.%.135s.png", kinds[c], expected[k]);
 			snprintf(alone_name, sizeof alone_name, "%s.%s.png", kinds[c], k < 3 ? "cuda-0" : a127);
 			size_t n1, n2;
-			char *mine = file_in(out, name, &n1), *ref = file_in(alone, alone_name, &n2);
+			char *mine = tu_read_in(out, name, &n1), *ref = tu_read_in(alone, alone_name, &n2);
 			/* the device's own chart, pixel for pixel */
 			assert_int_equal(n1, n2);
 			assert_memory_equal(mine, ref, n1);
@@ -120,7 +110,7 @@ static void devices_with_one_file_name_form_get_files_of_their_own(void **state)
 	free(md);
 	/* report.html inlines each figure's SVG, its ids prefixed "f<N>-":
 	 * without the prefixes, no two figures are the same file */
-	char *html = file_in(out, "report.html", NULL);
+	char *html = tu_read_in(out, "report.html", NULL);
 	char *svgs[64];
 	size_t nsvg = 0;
 	for (const char *p = html; nsvg < 64 && (p = strstr(p, "<svg")) != NULL; nsvg++) {

@@ -74,6 +74,24 @@ char *tu_read(const char *path, size_t *len)
 	return buf;
 }
 
+char *tu_read_in(const char *dir, const char *name, size_t *len)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	char *s = tu_read(path, len);
+	if (!s)
+		fail_msg("%s was not written", path);
+	return s;
+}
+
+size_t tu_count(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
 bool tu_exists(const char *path)
 {
 	struct stat st;

@@ -28,6 +28,10 @@ const char *tu_write(const char *name, const void *data, size_t n);
 const char *tu_write_gz(const char *name, const void *data, size_t n);
 /* Reads a whole file; NULL when it cannot. Caller frees with free(). */
 char *tu_read(const char *path, size_t *len);
+/* Reads dir/name, failing the test when it was not written. */
+char *tu_read_in(const char *dir, const char *name, size_t *len);
+/* How many times what occurs in s (overlapping occurrences counted). */
+size_t tu_count(const char *s, const char *what);
 /* Does path exist (without following a final symbolic link)? */
 bool tu_exists(const char *path);
 /* A fresh empty folder standing for "/" to code that reads /proc and /sys
