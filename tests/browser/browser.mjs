@@ -1,6 +1,7 @@
 // What every browser test here shares: puppeteer-core (installed by
 // .ci/setup --test), and the browser it drives — the system Chromium, or
 // with FIREFOX set (a path) that Firefox over WebDriver BiDi.
+import fs from 'node:fs';
 import path from 'node:path';
 
 let loaded;
@@ -67,4 +68,88 @@ export function definePageHelpers(page) {
       return r.left + x / k;
     };
   });
+}
+
+// The checks of one script: check(ok, what) counts and prints each failure;
+// finish() prints the verdict and exits with 1 when any failed.
+let failures = 0;
+export function check(ok, what) {
+  if (!ok) {
+    failures++;
+    console.log(`FAIL ${what}`);
+  }
+  return ok;
+}
+
+// The script's arguments less `--shots DIR`, and DIR (made), or null.
+export function shotsOption(argv) {
+  const args = [...argv];
+  const i = args.indexOf('--shots');
+  if (i < 0)
+    return { args, shots: null };
+  const shots = args[i + 1];
+  args.splice(i, 2);
+  fs.mkdirSync(shots, { recursive: true });
+  return { args, shots };
+}
+
+// The whole run is bounded, whatever hangs.
+export function bound(seconds) {
+  setTimeout(() => {
+    console.error(`timed out after ${seconds} s`);
+    process.exit(1);
+  }, seconds * 1000).unref();
+}
+
+// body(browser) with the browser launched (its profile in tmp); then the
+// browser closed, tmp removed, the verdict printed and the process ended.
+export async function runChecks(tmp, body) {
+  let browser;
+  try {
+    browser = await launch(tmp);
+    await body(browser);
+  } catch (e) {
+    check(false, `${e.stack || e}`);
+  } finally {
+    if (browser)
+      await browser.close().catch(() => {});
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  console.log(failures ? `${failures} checks failed` : 'ok');
+  process.exit(failures ? 1 : 0);
+}
+
+// url in a new page where every request but the page itself (and those
+// allow(url) takes) fails a check and is refused, as does a page error; with
+// consoleClean, so does a console error or warning.
+export async function openChecked(browser, url, name, { allow = ownLoad, consoleClean = true, timeout = 30_000 } = {}) {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(30_000);
+  await page.setRequestInterception(true);
+  page.on('request', (req) => {
+    if (req.url() === url || allow(req.url())) {
+      req.continue();
+    } else {
+      check(false, `${name}: the page asked for ${req.url().slice(0, 100)}`);
+      req.abort();
+    }
+  });
+  if (consoleClean)
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning')
+        check(false, `${name}: console ${m.type()}: ${m.text()}`);
+    });
+  page.on('pageerror', (e) => check(false, `${name}: page error: ${e.message}`));
+  await page.setViewport({ width: 1280, height: 900 });
+  await page.goto(url, { waitUntil: 'load', timeout });
+  return page;
+}
+
+// A page with explorers (report.html, diff.html), once they have started,
+// with the in-page helpers defined.
+export async function openExplorer(browser, url, name) {
+  const page = await openChecked(browser, url, name, { timeout: 60_000 });
+  await page.waitForSelector('html[data-cgx-ready]', { timeout: 30_000 });
+  await definePageHelpers(page);
+  return page;
 }

@@ -22,34 +22,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { FIREFOX, definePageHelpers, launch, ownLoad } from './browser.mjs';
+import { FIREFOX, bound, check, openExplorer, runChecks, shotsOption } from './browser.mjs';
 
-const argv = process.argv.slice(2);
-let shots = null;
-const si = argv.indexOf('--shots');
-if (si >= 0) {
-  shots = argv[si + 1];
-  argv.splice(si, 2);
-  fs.mkdirSync(shots, { recursive: true });
-}
-const [cgmem, ...runs] = argv;
+const { args, shots } = shotsOption(process.argv.slice(2));
+const [cgmem, ...runs] = args;
 if (!cgmem || runs.length === 0 || runs.length % 2) {
   console.error('usage: node check_diff.mjs CGMEM BASE[=ORACLE] NEW ... [--shots DIR]');
   process.exit(2);
 }
-setTimeout(() => {
-  console.error('timed out after 420 s');
-  process.exit(1);
-}, 420_000).unref();
-
-let failures = 0;
-function check(ok, what) {
-  if (!ok) {
-    failures++;
-    console.log(`FAIL ${what}`);
-  }
-  return ok;
-}
+bound(420);
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cgmem-diff-explore-'));
 const safe = (s) => path.basename(s).replace(/[^A-Za-z0-9._-]/g, '_');
@@ -77,29 +58,8 @@ function summaryOf(trace) {
   return JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8'));
 }
 
-async function open(browser, file, name) {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(30_000);
-  const url = pathToFileURL(file).href;
-  await page.setRequestInterception(true);
-  page.on('request', (req) => {
-    if (req.url() === url || ownLoad(req.url())) {
-      req.continue();
-    } else {
-      check(false, `${name}: the page asked for ${req.url().slice(0, 100)}`);
-      req.abort();
-    }
-  });
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning')
-      check(false, `${name}: console ${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => check(false, `${name}: page error: ${e.message}`));
-  await page.setViewport({ width: 1280, height: 900 });
-  await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
-  await page.waitForSelector('html[data-cgx-ready]', { timeout: 30_000 });
-  await definePageHelpers(page);
-  return page;
+function open(browser, file, name) {
+  return openExplorer(browser, pathToFileURL(file).href, name);
 }
 
 // Client coordinates of time t (from the runs' starts) on diff explorer k.
@@ -276,9 +236,7 @@ async function compare(browser, baseSpec, newTrace) {
   return page;
 }
 
-let browser;
-try {
-  browser = await launch(tmp);
+await runChecks(tmp, async (browser) => {
   for (let r = 0; r < runs.length; r += 2)
     await (await compare(browser, runs[r], runs[r + 1])).close();
   // the hostile names, against a run of the same device: shown as text
@@ -291,12 +249,4 @@ try {
   }, HOSTILE);
   check(shown.text, `hostile names: the pinned list does not show "${HOSTILE}" as text`);
   await page.close();
-} catch (e) {
-  check(false, `${e.stack || e}`);
-} finally {
-  if (browser)
-    await browser.close().catch(() => {});
-  fs.rmSync(tmp, { recursive: true, force: true });
-}
-console.log(failures ? `${failures} checks failed` : 'ok');
-process.exit(failures ? 1 : 0);
+});

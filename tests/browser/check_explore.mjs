@@ -19,34 +19,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { definePageHelpers, launch, ownLoad } from './browser.mjs';
+import { bound, check, openExplorer, runChecks, shotsOption } from './browser.mjs';
 
-const argv = process.argv.slice(2);
-let shots = null;
-const si = argv.indexOf('--shots');
-if (si >= 0) {
-  shots = argv[si + 1];
-  argv.splice(si, 2);
-  fs.mkdirSync(shots, { recursive: true });
-}
-const [cgmem, ...samples] = argv;
+const { args, shots } = shotsOption(process.argv.slice(2));
+const [cgmem, ...samples] = args;
 if (!cgmem || samples.length === 0) {
   console.error('usage: node check_explore.mjs CGMEM SAMPLE[=ORACLE]... [--shots DIR]');
   process.exit(2);
 }
-setTimeout(() => {
-  console.error('timed out after 420 s');
-  process.exit(1);
-}, 420_000).unref();
-
-let failures = 0;
-function check(ok, what) {
-  if (!ok) {
-    failures++;
-    console.log(`FAIL ${what}`);
-  }
-  return ok;
-}
+bound(420);
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cgmem-explore-'));
 
@@ -56,30 +37,8 @@ function writeReport(sample) {
   return out;
 }
 
-async function open(browser, dir, name) {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(30_000);
-  const page_url = pathToFileURL(path.join(dir, 'report.html')).href;
-  await page.setRequestInterception(true);
-  page.on('request', (req) => {
-    const url = req.url();
-    if (url === page_url || ownLoad(url)) {
-      req.continue();
-    } else {
-      check(false, `${name}: the page asked for ${url.slice(0, 100)}`);
-      req.abort();
-    }
-  });
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning')
-      check(false, `${name}: console ${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => check(false, `${name}: page error: ${e.message}`));
-  await page.setViewport({ width: 1280, height: 900 });
-  await page.goto(page_url, { waitUntil: 'load', timeout: 60_000 });
-  await page.waitForSelector('html[data-cgx-ready]', { timeout: 30_000 });
-  await definePageHelpers(page);
-  return page;
+function open(browser, dir, name) {
+  return openExplorer(browser, pathToFileURL(path.join(dir, 'report.html')).href, name);
 }
 
 // Client coordinates of time t on explorer k's plot, at its vertical middle.
@@ -303,17 +262,7 @@ async function explore(browser, spec) {
   await page.close();
 }
 
-let browser;
-try {
-  browser = await launch(tmp);
+await runChecks(tmp, async (browser) => {
   for (const s of samples)
     await explore(browser, s);
-} catch (e) {
-  check(false, `${e.stack || e}`);
-} finally {
-  if (browser)
-    await browser.close().catch(() => {});
-  fs.rmSync(tmp, { recursive: true, force: true });
-}
-console.log(failures ? `${failures} checks failed` : 'ok');
-process.exit(failures ? 1 : 0);
+});

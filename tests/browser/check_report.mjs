@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { launch } from './browser.mjs';
+import { bound, check, openChecked, runChecks } from './browser.mjs';
 
 const WIDTHS = [420, 1280, 1920];
 // A4 less the report's @page margins (12 mm each side), in CSS px.
@@ -26,20 +26,7 @@ if (!['layout', 'print'].includes(mode) || !cgmem || samples.length === 0) {
   console.error('usage: node check_report.mjs layout|print CGMEM SAMPLE...');
   process.exit(2);
 }
-// The whole run, whatever hangs.
-setTimeout(() => {
-  console.error('timed out after 420 s');
-  process.exit(1);
-}, 420_000).unref();
-
-let failures = 0;
-function check(ok, what) {
-  if (!ok) {
-    failures++;
-    console.log(`FAIL ${what}`);
-  }
-  return ok;
-}
+bound(420);
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cgmem-browser-'));
 
@@ -49,23 +36,11 @@ function writeReport(sample) {
   return out;
 }
 
-async function open(browser, dir) {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(30_000);
-  // The page is self-contained: any request but the page itself fails.
-  const page_url = pathToFileURL(path.join(dir, 'report.html')).href;
-  await page.setRequestInterception(true);
-  page.on('request', (req) => {
-    const url = req.url();
-    if (url === page_url || url.startsWith('data:')) {
-      req.continue();
-    } else {
-      check(false, `${dir}: the page asked for ${url}`);
-      req.abort();
-    }
-  });
-  await page.goto(page_url, { waitUntil: 'load', timeout: 30_000 });
-  return page;
+// The page is self-contained: any request but the page itself (and its
+// data: URLs) fails.
+function open(browser, dir) {
+  return openChecked(browser, pathToFileURL(path.join(dir, 'report.html')).href, dir,
+    { allow: (url) => url.startsWith('data:'), consoleClean: false });
 }
 
 // In the page: the checks that do not depend on the width.
@@ -227,21 +202,11 @@ async function print(browser, sample, dir, maxPages) {
   await page.close();
 }
 
-let browser;
-try {
-  browser = await launch(tmp);
+await runChecks(tmp, async (browser) => {
   for (const arg of samples) {
     // SAMPLE<=N: its printed report must fit in N pages
     const [sample, most] = arg.split('<=');
     const dir = writeReport(sample);
     await (mode === 'layout' ? layout : print)(browser, sample, dir, most === undefined ? undefined : Number(most));
   }
-} catch (e) {
-  check(false, `${e.stack || e}`);
-} finally {
-  if (browser)
-    await browser.close().catch(() => {});
-  fs.rmSync(tmp, { recursive: true, force: true });
-}
-console.log(failures ? `${failures} checks failed` : 'ok');
-process.exit(failures ? 1 : 0);
+});
