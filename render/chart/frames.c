@@ -5,7 +5,7 @@
 bool cg_stack_is_frames(const cg_timeline *tl)
 {
 	const char *f = tl->source.format;
-	return f && strstr(f, "(PyTorch profiler)") != NULL;
+	return tl->snapshot != NULL || (f && strstr(f, "(PyTorch profiler)") != NULL);
 }
 
 static bool has_prefix(const char *s, const char *p)

@@ -10,7 +10,8 @@
 #include "timeline.h"
 
 /* Whether tl's span paths are stacks of frames: PyTorch profiler traces
- * (Chrome trace formats). Every other format keeps its '/' paths. */
+ * (Chrome trace formats) and allocator snapshots. Every other format keeps
+ * its '/' paths. */
 bool cg_stack_is_frames(const cg_timeline *tl);
 
 /* Whether a frame is call plumbing that a reader skips: Python's

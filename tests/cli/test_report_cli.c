@@ -52,6 +52,38 @@ static const char hostile_trace[] =
 	"{\"kind\":\"memory\",\"timestamp_ns\":5,\"tensor_id\":\"" HOSTILE_IMG "\",\"span_id\":\"s|1\",\"device\":\"cpu\","
 	"\"bytes\":64,\"action\":\"free\",\"dtype\":\"f32\",\"category\":\"" HOSTILE_SCRIPT "\"}\n";
 
+/* An allocator snapshot's paths are Python stacks: shown innermost frame
+ * first, as a PyTorch trace's are, not joined by '/' (its file names hold
+ * '/' themselves). The largest block's frames, read from the pickle with
+ * Python's own unpickler: pytorch_backend.py:190 allocate, called from
+ * flex_opt.py:125 init_weight_list, from flex_opt.py:171 init_weight. */
+static void a_snapshots_stacks_read_innermost_first(void **state)
+{
+	(void)state;
+	const char *out = tu_path("snapstacks");
+	assert_int_equal(tu_run(NULL, NULL, NULL, "report", "-q", "--no-trace", tu_sample("snapshots/yiyi_oom_snapshot.pickle"), "-o",
+				out, NULL),
+			 0);
+	char *md = tu_read_in(out, "report.md", NULL);
+	const char *dir = "/home/dingyiran/FlexGen/flexgen/";
+	char want[600];
+	snprintf(want, sizeof want, "| %spytorch\\_backend.py:190 allocate \xe2\x80\xb9 %sflex\\_opt.py:125 init\\_weight\\_list \xe2\x80\xb9 %sflex\\_opt.py:171 init\\_weight \xe2\x80\xb9 \xe2\x80\xa6",
+		 dir, dir, dir);
+	const char *sections[] = {"### Where the peak was allocated", "### Leak candidates"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *at = strstr(md, sections[i]);
+		assert_non_null(at);
+		const char *end = strstr(at + 4, "\n### ");
+		char *section = strndup(at, end ? (size_t)(end - at) : strlen(at));
+		if (!strstr(section, want))
+			fail_msg("%s: no row starts with the stack, innermost first", sections[i]);
+		free(section);
+	}
+	assert_null(strstr(md, ">//home/"));
+	assert_null(strstr(md, "module&gt;/"));
+	free(md);
+}
+
 static void hostile_strings_are_escaped_in_both_reports(void **state)
 {
 	const char *trace = tu_write("hostile.jsonl", hostile_trace, (size_t)-1);
@@ -121,6 +153,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(markdown_report_has_the_key_figures_and_charts),
 		cmocka_unit_test(a_cut_trace_is_said_first),
+		cmocka_unit_test(a_snapshots_stacks_read_innermost_first),
 		cmocka_unit_test(hostile_strings_are_escaped_in_both_reports),
 		cmocka_unit_test(a_browser_shows_hostile_strings_as_text),
 	};
