@@ -187,6 +187,31 @@ static cg_pk *node_of(cg_pickle *pk, fval *v)
 	return n;
 }
 
+/* A str about to be memoized (one reference held). A str cannot change,
+ * so memoizing the same short bytes again shares the node: in a snapshot
+ * every entry memoizes its own "N/A", 40 bytes each kept by the memo to
+ * the end. Only ASCII, valid UTF-8: str nodes that are not are counted
+ * one by one (strings_not_utf8). Shared nodes are kept, so an address
+ * stays its node's. */
+static cg_pk *memo_str(cg_pickle *pk, const cg_pk *inl)
+{
+	size_t len = inl->len;
+	const unsigned char *b = (const unsigned char *)inl->v.s;
+	if (len == 0 || len > PK_SHORT_STR_LEN)
+		return cg_pickle_str_copy(pk, inl->v.s, len);
+	unsigned h = (unsigned)(len ^ b[0] * 31u ^ b[len - 1] * 131u) & (PK_SHORT_STRS - 1);
+	cg_pk *n = pk->short_str[h];
+	if (n && n->len == len && !memcmp(n->v.s, b, len))
+		return n; /* kept: a reference more or less is none */
+	for (size_t i = 0; i < len; i++)
+		if (b[i] >= 0x80)
+			return cg_pickle_str_copy(pk, inl->v.s, len);
+	n = cg_pickle_str_copy(pk, inl->v.s, len);
+	cg_pk_keep(n);
+	pk->short_str[h] = n;
+	return n;
+}
+
 #define INNER_PAIRS 32
 
 /* A dict inside an entry's list (a stack's frame dict met for the first
@@ -443,7 +468,7 @@ pushed:
 		goto fail;
 	if (s->p < s->end && *s->p == F_MEMOIZE) {
 		s->p++;
-		v->node = node_of(pk, v);
+		v->node = v->node ? v->node : v->inl.type == CG_PK_STR ? memo_str(pk, &v->inl) : node_of(pk, v);
 		if (!memoize(s, v->node))
 			goto fail;
 	}

@@ -24,6 +24,8 @@
  * entry (pickle_fast.c); cleared when its pairs change. */
 #define PK_DICT_NOT_ENTRY (1u << 7)
 #define PK_KEY_CACHE	  64 /* a power of two */
+#define PK_SHORT_STRS	  16 /* a power of two */
+#define PK_SHORT_STR_LEN  16
 
 typedef struct chunk {
 	struct chunk *next;
@@ -79,6 +81,9 @@ struct cg_pickle {
 	 * its node's) and which entry key each is, -1 for none */
 	const cg_pk *key_node[PK_KEY_CACHE];
 	int8_t key_index[PK_KEY_CACHE];
+	/* short ASCII strs the fast path memoized (kept): one node for the
+	 * same bytes memoized again, as each entry's "N/A" */
+	cg_pk *short_str[PK_SHORT_STRS];
 	uint64_t fast_entries, fast_fallbacks;
 };
 
