@@ -59,7 +59,7 @@ typedef struct fval {
 } fval;
 
 /* FRAME opcodes only group others: skipped with the general path's checks. */
-static bool skip_frames(scan *s)
+static bool skip_frames_slow(scan *s)
 {
 	while (s->p < s->end && *s->p == F_FRAME) {
 		if (s->end - s->p < 9)
@@ -70,6 +70,14 @@ static bool skip_frames(scan *s)
 		s->p += 9;
 	}
 	return s->p < s->end;
+}
+
+/* Called before every opcode: the common case (no FRAME here) inline. */
+static inline bool skip_frames(scan *s)
+{
+	if (s->p < s->end && *s->p != F_FRAME)
+		return true;
+	return skip_frames_slow(s);
 }
 
 static inline bool have(const scan *s, size_t k) { return (size_t)(s->end - s->p) >= k; }
@@ -103,7 +111,7 @@ static bool memoize(scan *s, cg_pk *v)
 }
 
 /* BINGET or LONG_BINGET at s->p (already known): the node, borrowed. */
-static cg_pk *get(scan *s)
+static inline __attribute__((always_inline)) cg_pk *get(scan *s)
 {
 	cg_pickle *pk = s->pk;
 	uint64_t idx;
@@ -126,24 +134,45 @@ static cg_pk *get(scan *s)
 	return pk->memo[idx];
 }
 
-/* What on_item takes (pickle.h): a dict whose entry_keys[0] is a str. */
-static bool is_entry(const scan *s, const cg_pk *d)
+/* What on_item takes (pickle.h): a dict whose entry_keys[0] is a str.
+ * A dict found not to be one is marked so (its pairs change only in
+ * cg_pickle_dict_set, which clears the mark): a stack's frame dicts are
+ * checked millions of times. */
+static __attribute__((noinline)) bool is_entry_dict(const scan *s, cg_pk *d)
 {
-	if (d->type != CG_PK_DICT)
-		return false;
 	const char *key = s->pk->o.entry_keys[0];
 	size_t n = s->pk->entry_klen[0];
 	for (uint32_t i = d->len; i > 0; i--) {
 		const cg_pk *k = d->v.items[2 * i - 2];
-		if (k->type == CG_PK_STR && k->len == n && !memcmp(k->v.s, key, n))
-			return d->v.items[2 * i - 1]->type == CG_PK_STR;
+		if (k->type == CG_PK_STR && k->len == n && !memcmp(k->v.s, key, n)) {
+			if (d->v.items[2 * i - 1]->type == CG_PK_STR)
+				return true;
+			break;
+		}
 	}
+	d->flags |= PK_DICT_NOT_ENTRY;
 	return false;
+}
+
+static inline bool is_entry(const scan *s, cg_pk *d)
+{
+	return d->type == CG_PK_DICT && !(d->flags & PK_DICT_NOT_ENTRY) && is_entry_dict(s, d);
+}
+
+/* cg_pickle_release, its common cases inline: a kept or shared node. */
+static inline void unref(cg_pickle *pk, cg_pk *n)
+{
+	if (n->refs == UINT32_MAX)
+		return;
+	if (n->refs > 1)
+		n->refs--;
+	else
+		cg_pickle_release(pk, n);
 }
 
 static bool is_get(const scan *s) { return *s->p == F_BINGET || *s->p == F_LONG_BINGET; }
 
-static bool scan_value(scan *s, fval *v, bool lists);
+static inline bool scan_value(scan *s, fval *v, bool lists);
 
 /* The value as a node (the reference held moves to it). */
 static cg_pk *node_of(cg_pickle *pk, fval *v)
@@ -158,12 +187,37 @@ static cg_pk *node_of(cg_pickle *pk, fval *v)
 	return n;
 }
 
+/* A str about to be memoized (one reference held). A str cannot change,
+ * so memoizing the same short bytes again shares the node: in a snapshot
+ * every entry memoizes its own "N/A", 40 bytes each kept by the memo to
+ * the end. Only ASCII, valid UTF-8: str nodes that are not are counted
+ * one by one (strings_not_utf8). Shared nodes are kept, so an address
+ * stays its node's. */
+static cg_pk *memo_str(cg_pickle *pk, const cg_pk *inl)
+{
+	size_t len = inl->len;
+	const unsigned char *b = (const unsigned char *)inl->v.s;
+	if (len == 0 || len > PK_SHORT_STR_LEN)
+		return cg_pickle_str_copy(pk, inl->v.s, len);
+	unsigned h = (unsigned)(len ^ b[0] * 31u ^ b[len - 1] * 131u) & (PK_SHORT_STRS - 1);
+	cg_pk *n = pk->short_str[h];
+	if (n && n->len == len && !memcmp(n->v.s, b, len))
+		return n; /* kept: a reference more or less is none */
+	for (size_t i = 0; i < len; i++)
+		if (b[i] >= 0x80)
+			return cg_pickle_str_copy(pk, inl->v.s, len);
+	n = cg_pickle_str_copy(pk, inl->v.s, len);
+	cg_pk_keep(n);
+	pk->short_str[h] = n;
+	return n;
+}
+
 #define INNER_PAIRS 32
 
 /* A dict inside an entry's list (a stack's frame dict met for the first
  * time): EMPTY_DICT (read) [MEMOIZE] MARK (key value)* SETITEMS, of plain
  * values, built as the general path builds it. */
-static cg_pk *scan_inner_dict(scan *s)
+static __attribute__((noinline)) cg_pk *scan_inner_dict(scan *s)
 {
 	cg_pickle *pk = s->pk;
 	if (!push(s))
@@ -206,7 +260,7 @@ fail:
 }
 
 /* EMPTY_LIST (read) [MEMOIZE] [MARK gets APPENDS | get APPEND]: the list. */
-static cg_pk *scan_list(scan *s)
+static __attribute__((noinline)) cg_pk *scan_list(scan *s)
 {
 	cg_pickle *pk = s->pk;
 	if (!push(s))
@@ -258,6 +312,20 @@ static cg_pk *scan_list(scan *s)
 		return list;
 	}
 	s->p++;
+	/* A stack's frames are memo gets up to the APPENDS: the items array
+	 * sized once, as the appends one by one would leave it. */
+	size_t gets = 0;
+	for (const unsigned char *q = s->p; q < s->end && gets < MAX_LEN; gets++) {
+		size_t left = (size_t)(s->end - q);
+		if (*q == F_BINGET && left >= 2)
+			q += 2;
+		else if (*q == F_LONG_BINGET && left >= 5)
+			q += 5;
+		else
+			break;
+	}
+	if (gets)
+		cg_pickle_items_reserve(pk, list, 0, gets);
 	size_t n = 0;
 	for (;;) {
 		if (!skip_frames(s))
@@ -285,7 +353,8 @@ static cg_pk *scan_list(scan *s)
 			goto fail;
 		}
 		n++;
-		cg_pickle_items_reserve(pk, list, list->len, 1);
+		if (list->len >= gets)
+			cg_pickle_items_reserve(pk, list, list->len, 1);
 		list->v.items[list->len++] = item;
 	}
 	s->vsp -= n;
@@ -297,7 +366,7 @@ fail:
 
 /* One value (pushed on the general path's stack, which the caller
  * counts); a list only when lists (an entry's value, not a frame dict's). */
-static bool scan_value(scan *s, fval *v, bool lists)
+static inline __attribute__((always_inline)) bool scan_value(scan *s, fval *v, bool lists)
 {
 	cg_pickle *pk = s->pk;
 	v->node = NULL;
@@ -399,7 +468,7 @@ pushed:
 		goto fail;
 	if (s->p < s->end && *s->p == F_MEMOIZE) {
 		s->p++;
-		v->node = node_of(pk, v);
+		v->node = v->node ? v->node : v->inl.type == CG_PK_STR ? memo_str(pk, &v->inl) : node_of(pk, v);
 		if (!memoize(s, v->node))
 			goto fail;
 	}
@@ -411,25 +480,47 @@ fail:
 	return false;
 }
 
-static void drop(fval *v, cg_pickle *pk)
+static inline void drop(fval *v, cg_pickle *pk)
 {
 	if (v->node)
-		cg_pickle_release(pk, v->node);
+		unref(pk, v->node);
 	v->node = NULL;
 }
 
-/* Which entry key a key is, or -1. */
+/* Which entry key a key is, or -1. Keys are a few shared strs, met by
+ * memo gets in every entry: found by address once seen, in a table that
+ * only grows (a hostile file's thousand keys fill it, then are compared). */
+#define KEY_PROBES 8
+
 static int key_index(const scan *s, const fval *k)
 {
+	cg_pickle *pk = s->pk;
 	const cg_pk *n = k->node ? k->node : &k->inl;
 	if (n->type != CG_PK_STR)
 		return -1;
-	for (size_t j = 0; j < s->nk; j++) {
-		const char *want = s->pk->o.entry_keys[j];
-		if (s->pk->entry_klen[j] == n->len && want[0] == n->v.s[0] && !memcmp(want, n->v.s, n->len))
-			return (int)j;
+	size_t h = (size_t)((uint64_t)(uintptr_t)n * 0x9e3779b97f4a7c15ull >> 58), free_slot = PK_KEY_CACHE;
+	if (k->node)
+		for (size_t i = 0; i < KEY_PROBES; i++) {
+			size_t slot = (h + i) & (PK_KEY_CACHE - 1);
+			if (pk->key_node[slot] == n)
+				return pk->key_index[slot];
+			if (!pk->key_node[slot]) {
+				free_slot = slot;
+				break;
+			}
+		}
+	int found = -1;
+	for (size_t j = 0; j < s->nk && found < 0; j++) {
+		const char *want = pk->o.entry_keys[j];
+		if (pk->entry_klen[j] == n->len && want[0] == n->v.s[0] && !memcmp(want, n->v.s, n->len))
+			found = (int)j;
 	}
-	return -1;
+	if (free_slot < PK_KEY_CACHE && k->node->refs > 1) { /* shared: worth remembering */
+		cg_pk_keep(n);
+		pk->key_node[free_slot] = n;
+		pk->key_index[free_slot] = (int8_t)found;
+	}
+	return found;
 }
 
 /* Pending dict i's slots. */
@@ -441,7 +532,7 @@ static void pend_release(cg_pickle *pk, size_t i)
 	cg_pk **nodes = pend_node(pk, i);
 	for (size_t j = 0; j < pk->o.nentry_keys; j++)
 		if (nodes[j]) {
-			cg_pickle_release(pk, nodes[j]);
+			unref(pk, nodes[j]);
 			nodes[j] = NULL;
 		}
 }

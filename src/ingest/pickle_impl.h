@@ -20,6 +20,13 @@
 #define DEFAULT_MAX_DEPTH 1000000
 #define MAX_MEMO	  0xfffffffeu /* a memo index + 1 must fit cg_pk.memo */
 
+/* cg_pk.flags of a dict, internal: the fast path found it is not a trace
+ * entry (pickle_fast.c); cleared when its pairs change. */
+#define PK_DICT_NOT_ENTRY (1u << 7)
+#define PK_KEY_CACHE	  64 /* a power of two */
+#define PK_SHORT_STRS	  16 /* a power of two */
+#define PK_SHORT_STR_LEN  16
+
 typedef struct chunk {
 	struct chunk *next;
 	size_t size;
@@ -70,6 +77,13 @@ struct cg_pickle {
 	cg_pk **pend_node;
 	size_t pend_cap;
 	size_t entry_klen[CG_PK_ENTRY_MAX_KEYS]; /* strlen of o.entry_keys[k] */
+	/* shared key strs met by the fast path (kept, so an address stays
+	 * its node's) and which entry key each is, -1 for none */
+	const cg_pk *key_node[PK_KEY_CACHE];
+	int8_t key_index[PK_KEY_CACHE];
+	/* short ASCII strs the fast path memoized (kept): one node for the
+	 * same bytes memoized again, as each entry's "N/A" */
+	cg_pk *short_str[PK_SHORT_STRS];
 	uint64_t fast_entries, fast_fallbacks;
 };
 

@@ -336,6 +336,7 @@ static int dict_update(cg_pickle *pk, cg_pk *d, cg_pk **kv, size_t n, uint64_t a
 		return cg_pickle_fail_at(pk, at, "%s on a value that is not a dict", opinfo[op].name);
 	if (n > MAX_LEN - d->len)
 		return cg_pickle_fail_at(pk, at, "a dict of more than %u pairs", MAX_LEN);
+	d->flags &= (uint8_t)~PK_DICT_NOT_ENTRY;
 	size_t reserved = 2 * ((size_t)d->len + n);
 	cg_pickle_items_reserve(pk, d, (size_t)d->len * 2, n * 2);
 	cg_pk **items = d->v.items;

@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "finalize.h"
 #include "kineto_events.h"
+#include "parallel.h"
 #include "snapshot_read.h"
 #include "spannest.h"
 #include "u64map.h"
@@ -562,19 +563,58 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 	return 0;
 }
 
+/* The two backward reconstructions of every device (cg_snapshot_replay)
+ * read only the entries, segments and blocks, final once the times are
+ * set: they run on a second thread while the records are built. The
+ * first failure is kept, and reported where it would come without the
+ * thread (after every earlier device's baseline). */
+typedef struct replays {
+	const cg_snapshot *s;
+	cg_snap_replay *out; /* 2 per device: active, allocated */
+	uint32_t failed;     /* the device whose replay failed, or ndevices */
+	int rc;
+	cg_error err;
+	cg_task task;
+} replays;
+
+static void run_replays(void *arg)
+{
+	replays *r = arg;
+	r->failed = r->s->ndevices;
+	for (uint32_t d = 0; d < r->s->ndevices; d++) {
+		r->rc = cg_snapshot_replay(r->s, d, CG_SERIES_ACTIVE, &r->out[2 * d], &r->err);
+		if (r->rc == 0)
+			r->rc = cg_snapshot_replay(r->s, d, CG_SERIES_ALLOCATED, &r->out[2 * d + 1], &r->err);
+		if (r->rc < 0) {
+			r->failed = d;
+			return;
+		}
+	}
+}
+
+static void replays_start(replays *r, const cg_snapshot *s)
+{
+	*r = (replays){0};
+	r->s = s;
+	r->out = cg_calloc(s->ndevices ? 2 * (size_t)s->ndevices : 1, sizeof *r->out);
+	cg_task_start(&r->task, run_replays, r);
+}
+
 /* After finalize: the live bytes before the first entry (the active
  * series reconstructed backwards) are the frees of blocks from before the
  * trace, which pairing found, plus the baseline: blocks that outlived the
  * trace without an entry, or were allocated before it and never freed. */
-static int set_before_trace(cg_snap_reader *x, cg_error *err)
+static int set_before_trace(cg_snap_reader *x, const replays *r, cg_error *err)
 {
 	for (uint32_t d = 0; d < x->s->ndevices; d++) {
+		if (d == r->failed) {
+			if (err)
+				*err = r->err;
+			return r->rc;
+		}
 		cg_snap_replay *series = x->s->devices[d].series;
-		int rc = cg_snapshot_replay(x->s, d, CG_SERIES_ACTIVE, &series[CG_SERIES_ACTIVE], err);
-		if (rc == 0)
-			rc = cg_snapshot_replay(x->s, d, CG_SERIES_ALLOCATED, &series[CG_SERIES_ALLOCATED], err);
-		if (rc < 0)
-			return rc;
+		series[CG_SERIES_ACTIVE] = r->out[2 * d];
+		series[CG_SERIES_ALLOCATED] = r->out[2 * d + 1];
 		const cg_snap_replay rp = series[CG_SERIES_ACTIVE];
 		/* early blocks' bytes fit: they are part of before_first */
 		uint64_t pre = x->tl->devices[d].preexisting_bytes + (x->early_bytes ? x->early_bytes[d] : 0);
@@ -583,7 +623,7 @@ static int set_before_trace(cg_snap_reader *x, cg_error *err)
 			cg_diag_add(x->tl, CG_DIAG_WARNING, 0,
 				    "cuda device %u: the trace frees more from before it than the segments explain",
 				    d);
-		rc = cg_timeline_set_baseline(x->tl, (uint16_t)d, baseline, err);
+		int rc = cg_timeline_set_baseline(x->tl, (uint16_t)d, baseline, err);
 		if (rc < 0)
 			return rc;
 	}
@@ -614,6 +654,8 @@ int cg_snap_build(cg_snap_reader *x, const cg_pk *annotations, cg_error *err)
 		cg_diag_add(x->tl, CG_DIAG_WARNING, 0, "%" PRIu64 " keys cgmem does not read were ignored",
 			    x->unknown_keys);
 
+	replays r;
+	replays_start(&r, s);
 	span_builder b = {0};
 	cg_nest_span *nest = NULL;
 	size_t nnest = 0;
@@ -632,7 +674,9 @@ int cg_snap_build(cg_snap_reader *x, const cg_pk *annotations, cg_error *err)
 		rc = add_reserved(x, d, err);
 	if (rc == 0)
 		rc = cg_timeline_finalize(x->tl, err);
+	cg_task_join(&r.task);
 	if (rc == 0)
-		rc = set_before_trace(x, err);
+		rc = set_before_trace(x, &r, err);
+	cg_free(r.out);
 	return rc;
 }

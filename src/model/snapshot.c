@@ -199,12 +199,18 @@ int cg_snapshot_replay(const cg_snapshot *s, uint32_t d, cg_snap_series series, 
 	}
 	out->end_segments = total;
 
-	/* Backward: after[k] is the live total after entry k; the first
-	 * strict maximum over (before, after[0..n)) is the peak, so walk back
-	 * and remember the latest index that reaches the running maximum. */
-	uint64_t *after = cg_malloc(((size_t)n + 1) * sizeof *after);
+	/* Backward: after(k) is the live total after entry k; the peak is the
+	 * first strict maximum over (before, after(0..n)). Walking back, an
+	 * after(k) at or above the running maximum is its earliest place so
+	 * far; before_first, known last, wins ties. */
+	uint64_t max_after = 0;
+	int64_t max_k = -1;
+	out->at_end = total;
 	for (uint32_t k = n; k-- > 0;) {
-		after[k] = total;
+		if (max_k < 0 || total >= max_after) {
+			max_after = total;
+			max_k = k;
+		}
 		if (e[k].action == CG_SNAP_ALLOC) {
 			size_t i = map_find(&m, e[k].addr);
 			if (i == SIZE_MAX) {
@@ -219,7 +225,6 @@ int cg_snapshot_replay(const cg_snapshot *s, uint32_t d, cg_snap_series series, 
 				continue;
 			}
 			if (!cg_add_u64(total, e[k].size, &total)) {
-				cg_free(after);
 				map_free(&m);
 				return overflow(err);
 			}
@@ -228,14 +233,11 @@ int cg_snapshot_replay(const cg_snapshot *s, uint32_t d, cg_snap_series series, 
 	}
 	out->before_first = total;
 	out->peak = total;
-	for (uint32_t k = 0; k < n; k++)
-		if (after[k] > out->peak) {
-			out->peak = after[k];
-			out->peak_index = k;
-			out->peak_t_ns = e[k].t_ns;
-		}
-	out->at_end = n ? after[n - 1] : total;
-	cg_free(after);
+	if (max_k >= 0 && max_after > total) {
+		out->peak = max_after;
+		out->peak_index = max_k;
+		out->peak_t_ns = e[max_k].t_ns;
+	}
 
 	uint64_t fwd = total, fissues = 0;
 	int rc = replay_forward(e, n, end_action, &m, &fwd, &fissues, err);

@@ -162,6 +162,7 @@ enum mutation {
 	M_MEMO_INT,
 	M_NEW_FRAME_DICT,
 	M_NEW_FRAME_DICT_ONE,
+	M_FRAME_DICT_BECOMES_ENTRY, /* SETITEM "action" on a frame dict the fast path has seen; a new frame list of it 1000 entries on */
 	M_COUNT
 };
 
@@ -367,6 +368,13 @@ static void entry(sb *s, size_t j, enum mutation m)
 		str(s, "extra");
 		get(s, s->entry_like);
 	}
+	if (m == M_FRAME_DICT_BECOMES_ENTRY) {
+		str(s, "extra");
+		get(s, s->frame_dict[2]);
+		str(s, "action");
+		str(s, "alloc");
+		put_byte(&s->b, 's');
+	}
 	str(s, "frames");
 	if (m == M_FRAMES_INT)
 		integer(s, 9);
@@ -501,6 +509,8 @@ static bytes build(size_t n, size_t batch, size_t at, enum mutation m, bool fram
 				frame_at = s.b.n;
 			}
 			enum mutation mj = j == at ? m : M_NONE;
+			if (m == M_FRAME_DICT_BECOMES_ENTRY && j == at + 1000)
+				mj = M_NEW_FRAME_DICT; /* the dict in a new list: now an entry there */
 			if (mj == M_GET_CONSUMED)
 				s.entry_like = s.first_dict; /* taken with its batch */
 			entry(&s, j, mj);
@@ -549,7 +559,7 @@ static void mutated_entries_read_the_same_both_ways(void **state)
 	(void)state;
 	for (int m = M_NO_SIZE; m < M_COUNT; m++)
 		for (size_t at = 0; at < 2200; at += 1099) {
-			if (m == M_GET_CONSUMED && at < 1000)
+			if ((m == M_GET_CONSUMED || m == M_FRAME_DICT_BECOMES_ENTRY) && at < 1000)
 				continue;
 			bytes b = build(2500, 1000, at, (enum mutation)m, m % 2);
 			char what[64];
