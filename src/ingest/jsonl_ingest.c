@@ -79,7 +79,7 @@ int cg_jsonl_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg_
 	if (rc == 0 && !src->meta_seen)
 		cg_diag_add(in.tl, CG_DIAG_WARNING, 0, "no meta record: the run's metadata is unknown");
 	if (rc == 0)
-		rc = cg_timeline_finalize(in.tl, err);
+		rc = cg_timeline_finalize_threads(in.tl, o->threads, err);
 
 	cg_jsonl_parser_free(in.parser);
 	if (rc < 0) {

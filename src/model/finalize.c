@@ -5,12 +5,17 @@
 
 int cg_timeline_finalize(cg_timeline *tl, cg_error *err)
 {
+	return cg_timeline_finalize_threads(tl, 0, err);
+}
+
+int cg_timeline_finalize_threads(cg_timeline *tl, unsigned threads, cg_error *err)
+{
 	if (tl->finalized)
 		return 0;
 	if (tl->first_t_ns == UINT64_MAX)
 		tl->first_t_ns = 0;
 	cg_spantree_resolve(tl);
-	int rc = cg_pairing_run(tl, err);
+	int rc = cg_pairing_run(tl, threads, err);
 	if (rc < 0)
 		return rc;
 	tl->finalized = true;

@@ -18,6 +18,9 @@
 /* Resolves spans, sorts and pairs memory. CG_EINPUT when live bytes of a
  * device would exceed 2^64 - 1. */
 int cg_timeline_finalize(cg_timeline *tl, cg_error *err);
+/* The same on up to threads threads (0: every usable CPU, as
+ * cg_timeline_finalize); the result does not depend on how many. */
+int cg_timeline_finalize_threads(cg_timeline *tl, unsigned threads, cg_error *err);
 
 /* After finalize, by ingest only: sets a device's baseline_bytes (memory
  * allocated before profiling, which only the allocator's totals reveal,

@@ -7,6 +7,7 @@
 
 #include "checked.h"
 #include "diag.h"
+#include "parallel.h"
 #include "xalloc.h"
 
 /* Is every device's subsequence already in time order? Single-threaded
@@ -166,17 +167,37 @@ static int cmp_devmem(const void *a, const void *b)
 
 #define DEAD (CG_NONE - 1) /* the id was allocated and freed on this device */
 
-static void add_replacement(cg_timeline *tl, uint32_t alloc, uint32_t replaced)
+/* What pairing found wrong with a record. Devices are paired on threads,
+ * each into its own list; the lists become anomalies (with their messages)
+ * and replacements afterwards, device after device in record order, as a
+ * single pass would have added them. */
+enum { EV_FREE_BEFORE_TRACE, EV_DOUBLE_FREE, EV_BYTES_MISMATCH, EV_ALLOC_OF_LIVE_ID };
+
+typedef struct pair_event {
+	uint32_t kind;
+	uint32_t i;	/* the record */
+	uint32_t other; /* the allocation it pairs with or replaces */
+	uint64_t bytes; /* the free's bytes as the trace gave them */
+} pair_event;
+
+/* One device's pairing on a thread: its events, and how summing ended. */
+typedef struct device_job {
+	pair_event *events;
+	size_t nevents, events_cap;
+	int rc;
+	cg_error err;
+} device_job;
+
+static void add_event(device_job *job, uint32_t kind, uint32_t i, uint32_t other, uint64_t bytes)
 {
-	CG_GROW(tl->replacements, tl->replacements_cap, tl->nreplacements + 1);
-	tl->replacements[tl->nreplacements++] = (struct cg_replacement){alloc, replaced};
+	CG_GROW(job->events, job->events_cap, job->nevents + 1);
+	job->events[job->nevents++] = (pair_event){kind, i, other, bytes};
 }
 
-static void pair_free(cg_timeline *tl, cg_device *dev, uint32_t *live_of, uint32_t i)
+static void pair_free(cg_timeline *tl, cg_device *dev, uint32_t *live_of, uint32_t i, device_job *job)
 {
 	cg_mem *m = &tl->mem[i];
 	uint32_t prev = live_of[m->tensor];
-	const char *dname = cg_timeline_str(tl, dev->name);
 	if (prev == CG_NONE) {
 		m->flags |= CG_MEM_PREEXISTING;
 		dev->preexisting_count++;
@@ -184,25 +205,16 @@ static void pair_free(cg_timeline *tl, cg_device *dev, uint32_t *live_of, uint32
 		 * "before profiling" like the baseline, not "unknown". */
 		if (!tl->source.categories_known && m->category == CG_CAT_UNKNOWN)
 			m->category = CG_CAT_BASELINE;
-		cg_timeline_anomaly(tl, CG_ANOM_FREE_BEFORE_TRACE,
-				    "%s %u: free of \"%s\" (%" PRIu64 " B) on %s, never allocated in the trace",
-				    cg_timeline_position_word(tl), m->line, cg_timeline_str(tl, m->tensor), m->bytes, dname);
+		add_event(job, EV_FREE_BEFORE_TRACE, i, CG_NONE, m->bytes);
 	} else if (prev == DEAD) {
 		m->flags |= CG_MEM_DOUBLE_FREE;
-		cg_timeline_anomaly(tl, CG_ANOM_DOUBLE_FREE,
-				    "%s %u: free of \"%s\" on %s, which was already freed",
-				    cg_timeline_position_word(tl), m->line, cg_timeline_str(tl, m->tensor), dname);
+		add_event(job, EV_DOUBLE_FREE, i, CG_NONE, m->bytes);
 		m->bytes = 0;
 	} else {
 		cg_mem *a = &tl->mem[prev];
 		if (a->bytes != m->bytes) {
 			m->flags |= CG_MEM_BYTES_MISMATCH;
-			cg_timeline_anomaly(tl, CG_ANOM_BYTES_MISMATCH,
-					    "%s %u: free of \"%s\" on %s says %" PRIu64
-					    " B; its allocation at %s %u had %" PRIu64 " B",
-					    cg_timeline_position_word(tl), m->line,
-					    cg_timeline_str(tl, m->tensor), dname, m->bytes,
-					    cg_timeline_position_word(tl), a->line, a->bytes);
+			add_event(job, EV_BYTES_MISMATCH, i, prev, m->bytes);
 			m->bytes = a->bytes;
 		}
 		a->pair = i;
@@ -213,22 +225,62 @@ static void pair_free(cg_timeline *tl, cg_device *dev, uint32_t *live_of, uint32
 	live_of[m->tensor] = DEAD;
 }
 
-static void pair_alloc(cg_timeline *tl, cg_device *dev, uint32_t *live_of, uint32_t i)
+static void pair_alloc(cg_timeline *tl, uint32_t *live_of, uint32_t i, device_job *job)
 {
 	cg_mem *m = &tl->mem[i];
 	uint32_t prev = live_of[m->tensor];
 	if (prev != CG_NONE && prev != DEAD) {
 		cg_mem *old = &tl->mem[prev];
-		cg_timeline_anomaly(tl, CG_ANOM_ALLOC_OF_LIVE_ID,
-				    "%s %u: \"%s\" allocated on %s while its allocation at %s %u was live",
-				    cg_timeline_position_word(tl), m->line, cg_timeline_str(tl, m->tensor),
-				    cg_timeline_str(tl, dev->name), cg_timeline_position_word(tl), old->line);
 		old->flags |= CG_MEM_REPLACED;
 		old->pair = i;
 		m->flags |= CG_MEM_REPLACES;
-		add_replacement(tl, i, prev);
+		add_event(job, EV_ALLOC_OF_LIVE_ID, i, prev, m->bytes);
 	}
 	live_of[m->tensor] = i;
+}
+
+static void add_replacement(cg_timeline *tl, uint32_t alloc, uint32_t replaced)
+{
+	CG_GROW(tl->replacements, tl->replacements_cap, tl->nreplacements + 1);
+	tl->replacements[tl->nreplacements++] = (struct cg_replacement){alloc, replaced};
+}
+
+/* The anomaly (and replacement) an event stands for, with the message a
+ * single pass words. */
+static void apply_event(cg_timeline *tl, const cg_device *dev, const pair_event *e)
+{
+	const cg_mem *m = &tl->mem[e->i];
+	const char *dname = cg_timeline_str(tl, dev->name);
+	const char *pos = cg_timeline_position_word(tl);
+	switch (e->kind) {
+	case EV_FREE_BEFORE_TRACE:
+		cg_timeline_anomaly(tl, CG_ANOM_FREE_BEFORE_TRACE,
+				    "%s %u: free of \"%s\" (%" PRIu64 " B) on %s, never allocated in the trace",
+				    pos, m->line, cg_timeline_str(tl, m->tensor), e->bytes, dname);
+		break;
+	case EV_DOUBLE_FREE:
+		cg_timeline_anomaly(tl, CG_ANOM_DOUBLE_FREE,
+				    "%s %u: free of \"%s\" on %s, which was already freed",
+				    pos, m->line, cg_timeline_str(tl, m->tensor), dname);
+		break;
+	case EV_BYTES_MISMATCH: {
+		const cg_mem *a = &tl->mem[e->other];
+		cg_timeline_anomaly(tl, CG_ANOM_BYTES_MISMATCH,
+				    "%s %u: free of \"%s\" on %s says %" PRIu64
+				    " B; its allocation at %s %u had %" PRIu64 " B",
+				    pos, m->line, cg_timeline_str(tl, m->tensor), dname, e->bytes,
+				    pos, a->line, a->bytes);
+		break;
+	}
+	case EV_ALLOC_OF_LIVE_ID: {
+		const cg_mem *old = &tl->mem[e->other];
+		cg_timeline_anomaly(tl, CG_ANOM_ALLOC_OF_LIVE_ID,
+				    "%s %u: \"%s\" allocated on %s while its allocation at %s %u was live",
+				    pos, m->line, cg_timeline_str(tl, m->tensor), dname, pos, old->line);
+		add_replacement(tl, e->i, e->other);
+		break;
+	}
+	}
 }
 
 static const char *source_name(const cg_timeline *tl)
@@ -358,7 +410,54 @@ int cg_pairing_set_baseline(cg_timeline *tl, uint16_t device, uint64_t bytes, cg
 	return rc;
 }
 
-int cg_pairing_run(cg_timeline *tl, cg_error *err)
+/* Devices paired on threads: worker w pairs devices w, w + nworkers, ...
+ * with its own id -> record array, which it leaves all CG_NONE again. */
+typedef struct pairing_work {
+	cg_timeline *tl;
+	device_job *jobs;
+	unsigned nworkers;
+} pairing_work;
+
+static void pair_device(cg_timeline *tl, uint32_t d, uint32_t *live_of, device_job *job)
+{
+	cg_device *dev = &tl->devices[d];
+	size_t first = dev->mem_first, end = first + dev->mem_count;
+	for (size_t k = first; k < end; k++) {
+		tl->mem[k].pair = CG_NONE;
+		if (tl->mem[k].action == CG_ALLOC)
+			pair_alloc(tl, live_of, (uint32_t)k, job);
+		else
+			pair_free(tl, dev, live_of, (uint32_t)k, job);
+	}
+	for (size_t k = first; k < end; k++) /* reset only what this device touched */
+		live_of[tl->mem[k].tensor] = CG_NONE;
+}
+
+static void pairing_worker(void *ctx, size_t w)
+{
+	pairing_work *pw = ctx;
+	cg_timeline *tl = pw->tl;
+	uint32_t nstrings = cg_strtab_count(tl->strings);
+	uint32_t *live_of = cg_malloc(((size_t)nstrings ? nstrings : 1) * sizeof *live_of);
+	memset(live_of, 0xff, (size_t)nstrings * sizeof *live_of);
+	for (size_t d = w; d < tl->ndevices; d += pw->nworkers)
+		pair_device(tl, (uint32_t)d, live_of, &pw->jobs[d]);
+	cg_free(live_of);
+}
+
+/* Live bytes need every replacement in place (cg_timeline_mem_removed). */
+static void sum_worker(void *ctx, size_t d)
+{
+	pairing_work *pw = ctx;
+	device_job *job = &pw->jobs[d];
+	job->err = (cg_error)CG_ERROR_INIT;
+	job->rc = sum_live(pw->tl, &pw->tl->devices[d], &job->err);
+}
+
+/* Below this many records a thread costs more than it saves. */
+#define PARALLEL_MIN_RECORDS 65536
+
+int cg_pairing_run(cg_timeline *tl, unsigned threads, cg_error *err)
 {
 	sort_memory(tl);
 	if (tl->ndevmem > 1)
@@ -368,38 +467,50 @@ int cg_pairing_run(cg_timeline *tl, cg_error *err)
 	if (tl->nooms > 1)
 		qsort(tl->ooms, tl->nooms, sizeof *tl->ooms, cmp_oom);
 
-	uint32_t nstrings = cg_strtab_count(tl->strings);
-	uint32_t *live_of = cg_malloc(((size_t)nstrings ? nstrings : 1) * sizeof *live_of);
-	memset(live_of, 0xff, (size_t)nstrings * sizeof *live_of);
-
 	size_t i = 0;
-	int rc = 0;
-	for (uint32_t d = 0; d < tl->ndevices && rc == 0; d++) {
+	for (uint32_t d = 0; d < tl->ndevices; d++) {
 		cg_device *dev = &tl->devices[d];
 		dev->mem_first = (uint32_t)i;
 		size_t end = i;
 		while (end < tl->nmem && tl->mem[end].device == d)
 			end++;
 		dev->mem_count = (uint32_t)(end - i);
-		if (!tl->source.pairing_known) {
-			rc = unpaired_device(tl, dev, i, end, err);
-			if (rc == 0)
-				rc = sum_live(tl, dev, err);
-			i = end;
-			continue;
-		}
-		for (size_t k = i; k < end; k++) {
-			tl->mem[k].pair = CG_NONE;
-			if (tl->mem[k].action == CG_ALLOC)
-				pair_alloc(tl, dev, live_of, (uint32_t)k);
-			else
-				pair_free(tl, dev, live_of, (uint32_t)k);
-		}
-		for (size_t k = i; k < end; k++) /* reset only what this device touched */
-			live_of[tl->mem[k].tensor] = CG_NONE;
-		rc = sum_live(tl, dev, err);
 		i = end;
 	}
-	cg_free(live_of);
+
+	int rc = 0;
+	if (!tl->source.pairing_known) {
+		for (uint32_t d = 0; d < tl->ndevices && rc == 0; d++) {
+			cg_device *dev = &tl->devices[d];
+			rc = unpaired_device(tl, dev, dev->mem_first, (size_t)dev->mem_first + dev->mem_count, err);
+			if (rc == 0)
+				rc = sum_live(tl, dev, err);
+		}
+		return rc;
+	}
+
+	pairing_work pw = {tl, cg_calloc(tl->ndevices ? tl->ndevices : 1, sizeof *pw.jobs), 1};
+	if (tl->nmem >= PARALLEL_MIN_RECORDS && tl->ndevices > 1) {
+		unsigned cpus = threads ? threads : cg_cpu_count();
+		pw.nworkers = cpus < tl->ndevices ? cpus : tl->ndevices;
+	}
+	cg_parallel_for(pw.nworkers, pw.nworkers, pairing_worker, &pw);
+	for (uint32_t d = 0; d < tl->ndevices; d++) {
+		device_job *job = &pw.jobs[d];
+		for (size_t k = 0; k < job->nevents; k++)
+			apply_event(tl, &tl->devices[d], &job->events[k]);
+		cg_free(job->events);
+	}
+	cg_parallel_for(tl->ndevices, pw.nworkers, sum_worker, &pw);
+	/* The first device in order whose sum failed, where one pass stops. */
+	for (uint32_t d = 0; d < tl->ndevices && rc == 0; d++) {
+		device_job *job = &pw.jobs[d];
+		if (job->rc < 0) {
+			rc = job->rc;
+			if (err)
+				*err = job->err;
+		}
+	}
+	cg_free(pw.jobs);
 	return rc;
 }

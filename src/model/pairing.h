@@ -14,8 +14,10 @@
 /* Sorts tl->mem by (device, time) keeping file order among equal times,
  * fills the per-device ranges, pairs frees with allocations (anomalies are
  * counted in tl->anomalies) and sorts device checkpoints likewise.
+ * Devices are paired on up to threads threads (0: every usable CPU); the
+ * result does not depend on how many.
  * Returns CG_EINPUT when a device's live bytes would overflow 64 bits. */
-int cg_pairing_run(cg_timeline *tl, cg_error *err);
+int cg_pairing_run(cg_timeline *tl, unsigned threads, cg_error *err);
 
 /* See cg_timeline_set_baseline. */
 int cg_pairing_set_baseline(cg_timeline *tl, uint16_t device, uint64_t bytes, cg_error *err);

@@ -448,6 +448,82 @@ static void unpaired_sums_beyond_64_bits_are_refused(void **state)
 	cg_timeline_free(tl);
 }
 
+/* --- threads --- */
+
+/* 90000 records on 3 devices with every anomaly pairing finds: ids reused
+ * on several devices, frees of ids never allocated, double frees, frees
+ * with other bytes and allocations of live ids; the last device's live
+ * bytes overflow when overflow is set. */
+static cg_timeline *anomalous_trace(bool overflow)
+{
+	cg_timeline *tl = tu_tl_new();
+	const char *devs[] = {"cuda:0", "cuda:1", "cpu"};
+	for (uint32_t i = 0; i < 90000; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "t%u", i % 1499); /* each id on every device, allocated and freed */
+		uint64_t bytes = (uint64_t)(i % 11) << 10; /* an id again: other bytes */
+		mem(tl, i / 3, id, devs[i % 3], bytes, i % 4 == 1 || i % 4 == 2 ? F : A, i % 7 == 0 ? UNK : ACT);
+	}
+	if (overflow) {
+		mem(tl, 90000, "big", "cpu", UINT64_MAX, A, ACT);
+		mem(tl, 90001, "big2", "cuda:1", UINT64_MAX, A, ACT);
+	}
+	return tl;
+}
+
+static void pairing_on_threads_gives_what_one_thread_gives(void **state)
+{
+	cg_error err1 = CG_ERROR_INIT, err3 = CG_ERROR_INIT;
+	for (int overflow = 0; overflow < 2; overflow++) {
+		cg_timeline *one = anomalous_trace(overflow), *three = anomalous_trace(overflow);
+		int rc1 = cg_timeline_finalize_threads(one, 1, &err1);
+		int rc3 = cg_timeline_finalize_threads(three, 3, &err3);
+		assert_int_equal(rc1, overflow ? CG_EINPUT : 0);
+		assert_int_equal(rc3, rc1);
+		if (overflow) {
+			/* the first device in order whose sum fails */
+			assert_string_equal(err3.msg, err1.msg);
+			assert_non_null(strstr(err1.msg, "cuda:1"));
+		}
+		assert_int_equal(three->nmem, one->nmem);
+		for (size_t i = 0; i < one->nmem; i++) {
+			const cg_mem *a = &one->mem[i], *b = &three->mem[i];
+			if (a->line != b->line || a->pair != b->pair || a->bytes != b->bytes || a->flags != b->flags ||
+			    a->category != b->category || a->tensor != b->tensor || a->device != b->device)
+				fail_msg("record %zu (line %u) differs", i, a->line);
+		}
+		assert_int_equal(three->nreplacements, one->nreplacements);
+		assert_true(one->nreplacements > 0);
+		for (size_t i = 0; i < one->nreplacements; i++) {
+			assert_int_equal(three->replacements[i].alloc, one->replacements[i].alloc);
+			assert_int_equal(three->replacements[i].replaced, one->replacements[i].replaced);
+		}
+		for (int k = 0; k < CG_ANOM_COUNT; k++) {
+			const cg_anomaly_stats *a = &one->anomalies[k], *b = &three->anomalies[k];
+			assert_int_equal(b->count, a->count);
+			assert_int_equal(b->nexamples, a->nexamples);
+			for (uint32_t e = 0; e < a->nexamples; e++)
+				assert_string_equal(b->examples[e], a->examples[e]);
+		}
+		assert_true(one->anomalies[CG_ANOM_DOUBLE_FREE].count > 0);
+		assert_true(one->anomalies[CG_ANOM_BYTES_MISMATCH].count > 0);
+		assert_true(one->anomalies[CG_ANOM_FREE_BEFORE_TRACE].count > 0);
+		assert_true(one->anomalies[CG_ANOM_ALLOC_OF_LIVE_ID].count > 0);
+		for (uint32_t d = 0; d < one->ndevices && !overflow; d++) {
+			const cg_device *a = &one->devices[d], *b = &three->devices[d];
+			assert_int_equal(b->mem_first, a->mem_first);
+			assert_int_equal(b->mem_count, a->mem_count);
+			assert_int_equal(b->preexisting_count, a->preexisting_count);
+			assert_int_equal(b->preexisting_bytes, a->preexisting_bytes);
+			assert_int_equal(b->live_at_end, a->live_at_end);
+			assert_int_equal(b->live_count_at_end, a->live_count_at_end);
+			assert_memory_equal(b->initial_by_cat, a->initial_by_cat, sizeof a->initial_by_cat);
+		}
+		cg_timeline_free(one);
+		cg_timeline_free(three);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +543,7 @@ int main(void)
 		cmocka_unit_test(live_bytes_up_to_2_pow_64_minus_1_fit),
 		cmocka_unit_test(live_bytes_one_past_2_pow_64_minus_1_are_refused),
 		cmocka_unit_test(unpaired_sums_beyond_64_bits_are_refused),
+		cmocka_unit_test(pairing_on_threads_gives_what_one_thread_gives),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
