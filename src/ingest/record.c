@@ -610,7 +610,7 @@ int cg_record_add(cg_timeline *tl, const cg_fields *f, uint32_t line, char *msg,
 		if (c.fatal && tl->limit_hit != CG_LIMIT_RECORDS && tl->limit_hit != CG_LIMIT_DEVICES)
 			tl->limit_hit = CG_LIMIT_STRINGS;
 		if (tl->limit_hit == CG_LIMIT_RECORDS || tl->limit_hit == CG_LIMIT_DEVICES ||
-		    tl->limit_hit == CG_LIMIT_STRINGS)
+		    tl->limit_hit == CG_LIMIT_STRINGS || tl->limit_hit == CG_LIMIT_SITES)
 			cg_timeline_limit_text(tl, msg, msgsize);
 		else
 			snprintf(msg, msgsize, "more than %u %s records", CG_NONE - 2, cg_kind_name(k));

@@ -36,14 +36,14 @@ static void same_records(const cg_timeline *x, const cg_timeline *y)
 		FIELD(x->mem[i], y->mem[i], tensor); FIELD(x->mem[i], y->mem[i], span);
 		FIELD(x->mem[i], y->mem[i], site);
 		FIELD(x->mem[i], y->mem[i], pair); FIELD(x->mem[i], y->mem[i], line);
-		FIELD(x->mem[i], y->mem[i], device); FIELD(x->mem[i], y->mem[i], action);
+		FIELD(x->mem[i], y->mem[i], action);
 		FIELD(x->mem[i], y->mem[i], category); FIELD(x->mem[i], y->mem[i], flags);
 	}
 	what = "mem_sites";
 	assert_int_equal(x->nmem_sites, y->nmem_sites);
 	for (size_t i = 0; i < x->nmem_sites; i++) {
 		FIELD(x->mem_sites[i], y->mem_sites[i], op); FIELD(x->mem_sites[i], y->mem_sites[i], shape);
-		FIELD(x->mem_sites[i], y->mem_sites[i], dtype);
+		FIELD(x->mem_sites[i], y->mem_sites[i], dtype); FIELD(x->mem_sites[i], y->mem_sites[i], device);
 	}
 	what = "spans";
 	assert_int_equal(x->nspans, y->nspans);

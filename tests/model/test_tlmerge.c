@@ -234,9 +234,9 @@ static void assert_same(const cg_timeline *x, const cg_timeline *y)
 		} \
 	} while (0)
 #define F(f) assert_true(p->f == q->f)
-	SAME_ARRAY(mem, nmem, F(t_ns); F(bytes); F(tensor); F(span); F(site); F(pair); F(line); F(device);
+	SAME_ARRAY(mem, nmem, F(t_ns); F(bytes); F(tensor); F(span); F(site); F(pair); F(line);
 		   F(action); F(category); F(flags););
-	SAME_ARRAY(mem_sites, nmem_sites, F(op); F(shape); F(dtype););
+	SAME_ARRAY(mem_sites, nmem_sites, F(op); F(shape); F(dtype); F(device););
 	SAME_ARRAY(spans, nspans, F(start_ns); F(end_ns); F(id); F(name); F(parent); F(line); F(depth); F(kind);
 		   F(step); F(phase); F(flags););
 	SAME_ARRAY(ops, nops, F(t_ns); F(duration_ns); F(storage_bytes); F(input_storage_bytes); F(name); F(output);
