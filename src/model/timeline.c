@@ -363,6 +363,7 @@ static void see_time(cg_timeline *tl, uint64_t t)
 	} while (0)
 
 _Static_assert(sizeof(cg_mem) == 36, "a memory record is 36 bytes (docs/performance.md)");
+_Static_assert(sizeof(cg_op) == 60, "an op record is 60 bytes (docs/performance.md)");
 
 static size_t site_hash(cg_str op, uint32_t shape, uint8_t dtype, uint16_t device)
 {
@@ -473,7 +474,6 @@ int cg_timeline_add_op(cg_timeline *tl, const cg_op *op, const cg_str *inputs, s
 		return hit(tl, CG_LIMIT_INDEX);
 	cg_op o = *op;
 	o.inputs_first = (uint32_t)tl->nop_inputs;
-	o.inputs_count = (uint32_t)ninputs;
 	APPEND(tl, ops, nops, ops_cap, &o);
 	CG_GROW(tl->op_inputs, tl->op_inputs_cap, tl->nop_inputs + ninputs);
 	if (ninputs)

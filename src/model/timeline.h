@@ -118,7 +118,10 @@ typedef struct cg_span {
 /* cg_op.flags */
 enum { CG_OP_STORAGE_DERIVED = 1 << 0, CG_OP_STORAGE_UNKNOWN = 1 << 1, CG_OP_HAS_OUTPUT = 1 << 2 };
 
-typedef struct cg_op {
+/* 60 bytes, packed to 4-byte alignment (8 would round it up to 64): op
+ * i's inputs are tl->op_inputs[inputs_first ..) up to the next op's first,
+ * cg_timeline_op_inputs_count of them. */
+typedef struct __attribute__((packed, aligned(4))) cg_op {
 	uint64_t t_ns;
 	uint64_t duration_ns;
 	uint64_t storage_bytes;
@@ -128,7 +131,6 @@ typedef struct cg_op {
 	uint32_t span;
 	uint32_t shape;
 	uint32_t inputs_first; /* into tl->op_inputs */
-	uint32_t inputs_count;
 	uint32_t line;
 	uint16_t device;
 	uint8_t dtype;
@@ -517,6 +519,13 @@ static inline uint8_t cg_timeline_mem_dtype(const cg_timeline *tl, const cg_mem 
 static inline uint16_t cg_timeline_mem_device(const cg_timeline *tl, const cg_mem *m)
 {
 	return tl->mem_sites[m->site].device;
+}
+
+/* How many inputs op i has: they end where the next op's begin. */
+static inline uint32_t cg_timeline_op_inputs_count(const cg_timeline *tl, size_t i)
+{
+	size_t end = i + 1 < tl->nops ? tl->ops[i + 1].inputs_first : tl->nop_inputs;
+	return (uint32_t)(end - tl->ops[i].inputs_first);
 }
 
 /* Bytes that memory record i adds to and removes from its device's live

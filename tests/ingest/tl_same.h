@@ -62,7 +62,7 @@ static void same_records(const cg_timeline *x, const cg_timeline *y)
 		FIELD(x->ops[i], y->ops[i], storage_bytes); FIELD(x->ops[i], y->ops[i], input_storage_bytes);
 		FIELD(x->ops[i], y->ops[i], name); FIELD(x->ops[i], y->ops[i], output);
 		FIELD(x->ops[i], y->ops[i], span); FIELD(x->ops[i], y->ops[i], shape);
-		FIELD(x->ops[i], y->ops[i], inputs_first); FIELD(x->ops[i], y->ops[i], inputs_count);
+		FIELD(x->ops[i], y->ops[i], inputs_first);
 		FIELD(x->ops[i], y->ops[i], line); FIELD(x->ops[i], y->ops[i], device);
 		FIELD(x->ops[i], y->ops[i], dtype); FIELD(x->ops[i], y->ops[i], flags);
 	}
