@@ -416,14 +416,20 @@ static int add_op(ctx *c)
 	uint64_t elements;
 	bool has_storage, known;
 	op.line = c->line;
+	/* cg_op is packed to 4 bytes: its 64-bit fields are read through locals */
+	uint64_t duration_ns = 0, t_ns = 0, storage_bytes = 0, input_storage_bytes = 0;
 	if (!req_str(c, CG_F_SPAN_ID, &op.span) || !req_str(c, CG_F_OP_NAME, &op.name) ||
 	    !opt_str(c, CG_F_OUTPUT, &op.output) || !shape(c, &op.shape, &elements) ||
 	    !dtype(c, &op.dtype) || !device(c, &op.device) ||
-	    !req_u64(c, CG_F_DURATION_NS, &op.duration_ns) ||
-	    !opt_u64(c, CG_F_TIMESTAMP_NS, &op.t_ns, NULL) ||
-	    !opt_u64(c, CG_F_STORAGE_BYTES, &op.storage_bytes, &has_storage) ||
-	    !opt_u64(c, CG_F_INPUT_STORAGE_BYTES, &op.input_storage_bytes, NULL))
+	    !req_u64(c, CG_F_DURATION_NS, &duration_ns) ||
+	    !opt_u64(c, CG_F_TIMESTAMP_NS, &t_ns, NULL) ||
+	    !opt_u64(c, CG_F_STORAGE_BYTES, &storage_bytes, &has_storage) ||
+	    !opt_u64(c, CG_F_INPUT_STORAGE_BYTES, &input_storage_bytes, NULL))
 		return BAD;
+	op.duration_ns = duration_ns;
+	op.t_ns = t_ns;
+	op.storage_bytes = storage_bytes;
+	op.input_storage_bytes = input_storage_bytes;
 	if (present(c, CG_F_OUTPUT))
 		op.flags |= CG_OP_HAS_OUTPUT;
 	uint64_t dense;
@@ -610,7 +616,7 @@ int cg_record_add(cg_timeline *tl, const cg_fields *f, uint32_t line, char *msg,
 		if (c.fatal && tl->limit_hit != CG_LIMIT_RECORDS && tl->limit_hit != CG_LIMIT_DEVICES)
 			tl->limit_hit = CG_LIMIT_STRINGS;
 		if (tl->limit_hit == CG_LIMIT_RECORDS || tl->limit_hit == CG_LIMIT_DEVICES ||
-		    tl->limit_hit == CG_LIMIT_STRINGS)
+		    tl->limit_hit == CG_LIMIT_STRINGS || tl->limit_hit == CG_LIMIT_SITES)
 			cg_timeline_limit_text(tl, msg, msgsize);
 		else
 			snprintf(msg, msgsize, "more than %u %s records", CG_NONE - 2, cg_kind_name(k));

@@ -19,10 +19,11 @@ static bool times_in_order(const cg_timeline *tl, bool *grouped)
 	*grouped = true;
 	for (size_t i = 0; i < tl->nmem; i++) {
 		const cg_mem *m = &tl->mem[i];
-		if (m->t_ns < last[m->device])
+		uint16_t d = cg_timeline_mem_device(tl, m);
+		if (m->t_ns < last[d])
 			ordered = false;
-		last[m->device] = m->t_ns;
-		if (i > 0 && m->device < tl->mem[i - 1].device)
+		last[d] = m->t_ns;
+		if (i > 0 && d < cg_timeline_mem_device(tl, &tl->mem[i - 1]))
 			*grouped = false;
 	}
 	cg_free(last);
@@ -37,14 +38,14 @@ static void counting_pass(const cg_timeline *tl, uint32_t *perm, uint32_t *tmp, 
 	size_t *count = cg_calloc(buckets + 1, sizeof *count);
 	for (size_t i = 0; i < n; i++) {
 		const cg_mem *m = &tl->mem[perm[i]];
-		size_t k = by_device ? m->device : (size_t)((m->t_ns >> shift) & 0xff);
+		size_t k = by_device ? cg_timeline_mem_device(tl, m) : (size_t)((m->t_ns >> shift) & 0xff);
 		count[k + 1]++;
 	}
 	for (size_t k = 0; k < buckets; k++)
 		count[k + 1] += count[k];
 	for (size_t i = 0; i < n; i++) {
 		const cg_mem *m = &tl->mem[perm[i]];
-		size_t k = by_device ? m->device : (size_t)((m->t_ns >> shift) & 0xff);
+		size_t k = by_device ? cg_timeline_mem_device(tl, m) : (size_t)((m->t_ns >> shift) & 0xff);
 		tmp[count[k]++] = perm[i];
 	}
 	memcpy(perm, tmp, n * sizeof *perm);
@@ -95,13 +96,13 @@ static void group_by_device(cg_timeline *tl)
 	size_t n = tl->nmem;
 	size_t *next = cg_calloc((size_t)tl->ndevices + 1, sizeof *next);
 	for (size_t i = 0; i < n; i++)
-		next[tl->mem[i].device + 1]++;
+		next[cg_timeline_mem_device(tl, &tl->mem[i]) + 1]++;
 	for (uint32_t d = 0; d < tl->ndevices; d++)
 		next[d + 1] += next[d];
 	cg_mem *out = cg_malloc(n * sizeof *out);
 	uintptr_t released = ((uintptr_t)tl->mem + 2 * 4096) & ~(uintptr_t)4095;
 	for (size_t i = 0; i < n; i++) {
-		out[next[tl->mem[i].device]++] = tl->mem[i];
+		out[next[cg_timeline_mem_device(tl, &tl->mem[i])]++] = tl->mem[i];
 		if ((i & 8191) == 8191)
 			release_pages(&released, (uintptr_t)&tl->mem[i + 1]);
 	}
@@ -472,7 +473,7 @@ int cg_pairing_run(cg_timeline *tl, unsigned threads, cg_error *err)
 		cg_device *dev = &tl->devices[d];
 		dev->mem_first = (uint32_t)i;
 		size_t end = i;
-		while (end < tl->nmem && tl->mem[end].device == d)
+		while (end < tl->nmem && cg_timeline_mem_device(tl, &tl->mem[end]) == d)
 			end++;
 		dev->mem_count = (uint32_t)(end - i);
 		i = end;

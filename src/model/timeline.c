@@ -129,6 +129,10 @@ char *cg_timeline_limit_text(const cg_timeline *tl, char *buf, size_t size)
 			 CG_RECORD_COST);
 		break;
 	case CG_LIMIT_INDEX: snprintf(buf, size, "more than %u records of one kind", CG_NONE - 2); break;
+	case CG_LIMIT_SITES:
+		snprintf(buf, size, "more than %u distinct (op, shape, dtype, device) of memory records",
+			 CG_MAX_MEM_SITES);
+		break;
 	default: snprintf(buf, size, "%s", ""); break;
 	}
 	return buf;
@@ -358,17 +362,19 @@ static void see_time(cg_timeline *tl, uint64_t t)
 		(tl)->nrecords++; \
 	} while (0)
 
-_Static_assert(sizeof(cg_mem) == 40, "a memory record is 40 bytes (docs/performance.md)");
+_Static_assert(sizeof(cg_mem) == 36, "a memory record is 36 bytes (docs/performance.md)");
+_Static_assert(sizeof(cg_op) == 60, "an op record is 60 bytes (docs/performance.md)");
 
-static size_t site_hash(cg_str op, uint32_t shape, uint8_t dtype)
+static size_t site_hash(cg_str op, uint32_t shape, uint8_t dtype, uint16_t device)
 {
-	uint64_t k = ((uint64_t)op << 32 | shape) * 0x9e3779b97f4a7c15u ^ (uint64_t)dtype * 0xc2b2ae3d27d4eb4fu;
+	uint64_t k = ((uint64_t)op << 32 | shape) * 0x9e3779b97f4a7c15u ^
+		     ((uint64_t)device << 8 | dtype) * 0xc2b2ae3d27d4eb4fu;
 	return (size_t)(k ^ k >> 29);
 }
 
-static bool site_is(const cg_mem_site *s, cg_str op, uint32_t shape, uint8_t dtype)
+static bool site_is(const cg_mem_site *s, cg_str op, uint32_t shape, uint8_t dtype, uint16_t device)
 {
-	return s->op == op && s->shape == shape && s->dtype == dtype;
+	return s->op == op && s->shape == shape && s->dtype == dtype && s->device == device;
 }
 
 static void site_rehash(cg_timeline *tl, size_t cap)
@@ -378,33 +384,33 @@ static void site_rehash(cg_timeline *tl, size_t cap)
 	tl->site_index_cap = cap;
 	for (size_t i = 0; i < tl->nmem_sites; i++) {
 		const cg_mem_site *s = &tl->mem_sites[i];
-		size_t h = site_hash(s->op, s->shape, s->dtype) & (cap - 1);
+		size_t h = site_hash(s->op, s->shape, s->dtype, s->device) & (cap - 1);
 		while (tl->site_index[h])
 			h = (h + 1) & (cap - 1);
 		tl->site_index[h] = (uint32_t)i + 1;
 	}
 }
 
-int cg_timeline_mem_site(cg_timeline *tl, cg_str op, uint32_t shape, uint8_t dtype, uint32_t *out)
+int cg_timeline_mem_site(cg_timeline *tl, cg_str op, uint32_t shape, uint8_t dtype, uint16_t device, uint32_t *out)
 {
-	if (tl->last_site != CG_NONE && site_is(&tl->mem_sites[tl->last_site], op, shape, dtype)) {
+	if (tl->last_site != CG_NONE && site_is(&tl->mem_sites[tl->last_site], op, shape, dtype, device)) {
 		*out = tl->last_site;
 		return 0;
 	}
 	if ((tl->nmem_sites + 1) * 2 > tl->site_index_cap)
 		site_rehash(tl, tl->site_index_cap ? tl->site_index_cap * 2 : 64);
-	size_t mask = tl->site_index_cap - 1, h = site_hash(op, shape, dtype) & mask;
+	size_t mask = tl->site_index_cap - 1, h = site_hash(op, shape, dtype, device) & mask;
 	for (; tl->site_index[h]; h = (h + 1) & mask) {
 		uint32_t i = tl->site_index[h] - 1;
-		if (site_is(&tl->mem_sites[i], op, shape, dtype)) {
+		if (site_is(&tl->mem_sites[i], op, shape, dtype, device)) {
 			*out = tl->last_site = i;
 			return 0;
 		}
 	}
-	if (tl->nmem_sites >= CG_NONE - 1)
-		return hit(tl, CG_LIMIT_INDEX);
+	if (tl->nmem_sites >= CG_MAX_MEM_SITES)
+		return hit(tl, CG_LIMIT_SITES);
 	CG_GROW(tl->mem_sites, tl->mem_sites_cap, tl->nmem_sites + 1);
-	tl->mem_sites[tl->nmem_sites] = (cg_mem_site){op, shape, dtype};
+	tl->mem_sites[tl->nmem_sites] = (cg_mem_site){op, shape, device, dtype};
 	tl->site_index[h] = (uint32_t)tl->nmem_sites + 1;
 	*out = tl->last_site = (uint32_t)tl->nmem_sites++;
 	return 0;
@@ -417,10 +423,10 @@ int cg_timeline_add_mem(cg_timeline *tl, const cg_mem_in *in)
 	if (tl->nmem >= CG_NONE - 1)
 		return hit(tl, CG_LIMIT_INDEX);
 	uint32_t site;
-	int rc = cg_timeline_mem_site(tl, in->op, in->shape, in->dtype, &site);
+	int rc = cg_timeline_mem_site(tl, in->op, in->shape, in->dtype, in->device, &site);
 	if (rc < 0)
 		return rc;
-	cg_mem m = {in->t_ns, in->bytes, in->tensor, in->span, site, in->pair, in->line, in->device,
+	cg_mem m = {in->t_ns, in->bytes, in->tensor, in->span, in->pair, in->line, site,
 		    in->action & 1u, in->category & 15u, in->flags & 31u};
 	assert(m.action == in->action && m.category == in->category && m.flags == in->flags);
 	APPEND(tl, mem, nmem, mem_cap, &m);
@@ -468,7 +474,6 @@ int cg_timeline_add_op(cg_timeline *tl, const cg_op *op, const cg_str *inputs, s
 		return hit(tl, CG_LIMIT_INDEX);
 	cg_op o = *op;
 	o.inputs_first = (uint32_t)tl->nop_inputs;
-	o.inputs_count = (uint32_t)ninputs;
 	APPEND(tl, ops, nops, ops_cap, &o);
 	CG_GROW(tl->op_inputs, tl->op_inputs_cap, tl->nop_inputs + ninputs);
 	if (ninputs)

@@ -14,7 +14,7 @@
  *
  * Strings are interned (cg_str ids into tl->strings); shapes are interned
  * arrays of uint64 in tl->shapes. Records are fixed-size with no pointers:
- * a memory record is 40 bytes. */
+ * a memory record is 36 bytes. */
 #ifndef CG_TIMELINE_H
 #define CG_TIMELINE_H
 
@@ -48,31 +48,36 @@ enum {
  * line, or its 1-based event number for formats that are one JSON
  * document (cg_source.lines_are_events).
  *
- * The record is 40 bytes, the largest share of a trace's memory: the op,
- * shape and dtype, which repeat, are one interned site (tl->mem_sites,
- * read with cg_timeline_mem_op/_shape/_dtype), and action, category and
- * flags are bit-fields. Ingest appends a cg_mem_in, which has them all. */
-typedef struct cg_mem {
+ * The record is 36 bytes, the largest share of a trace's memory: the op,
+ * shape, dtype and device, which repeat, are one interned site
+ * (tl->mem_sites, read with cg_timeline_mem_op/_shape/_dtype/_device), and
+ * the site, action, category and flags share one 32-bit word. Packed to
+ * 4-byte alignment (8 would round 36 up to 40): a timeline holds at most
+ * CG_MAX_MEM_SITES sites. Ingest appends a cg_mem_in, which has them all. */
+#define CG_MEM_SITE_BITS 22
+#define CG_MAX_MEM_SITES ((uint32_t)1 << CG_MEM_SITE_BITS)
+
+typedef struct __attribute__((packed, aligned(4))) cg_mem {
 	uint64_t t_ns;
 	uint64_t bytes;
 	cg_str tensor;
 	uint32_t span; /* span index, or CG_NONE */
-	uint32_t site; /* index into tl->mem_sites */
 	uint32_t pair;
 	uint32_t line;
-	uint16_t device;
-	unsigned action : 1;   /* cg_action */
-	unsigned category : 4; /* cg_category */
+	unsigned site : CG_MEM_SITE_BITS; /* index into tl->mem_sites */
+	unsigned action : 1;		  /* cg_action */
+	unsigned category : 4;		  /* cg_category */
 	unsigned flags : 5;
 } cg_mem;
 
 _Static_assert(CG_CAT_COUNT <= 16 && CG_FREE <= 1, "cg_mem's bit-fields hold every category and action");
 
-/* Where a memory record was made: its op, shape and dtype. */
+/* Where a memory record was made: its op, shape, dtype and device. */
 typedef struct cg_mem_site {
 	cg_str op;	/* op_name, CG_STR_EMPTY when absent */
 	uint32_t shape; /* into tl->shapes */
-	uint8_t dtype;	/* index into tl->dtypes */
+	uint16_t device;
+	uint8_t dtype; /* index into tl->dtypes */
 } cg_mem_site;
 
 /* A memory record as ingest appends it (cg_timeline_add_mem): every field
@@ -113,7 +118,10 @@ typedef struct cg_span {
 /* cg_op.flags */
 enum { CG_OP_STORAGE_DERIVED = 1 << 0, CG_OP_STORAGE_UNKNOWN = 1 << 1, CG_OP_HAS_OUTPUT = 1 << 2 };
 
-typedef struct cg_op {
+/* 60 bytes, packed to 4-byte alignment (8 would round it up to 64): op
+ * i's inputs are tl->op_inputs[inputs_first ..) up to the next op's first,
+ * cg_timeline_op_inputs_count of them. */
+typedef struct __attribute__((packed, aligned(4))) cg_op {
 	uint64_t t_ns;
 	uint64_t duration_ns;
 	uint64_t storage_bytes;
@@ -123,7 +131,6 @@ typedef struct cg_op {
 	uint32_t span;
 	uint32_t shape;
 	uint32_t inputs_first; /* into tl->op_inputs */
-	uint32_t inputs_count;
 	uint32_t line;
 	uint16_t device;
 	uint8_t dtype;
@@ -334,8 +341,16 @@ typedef struct cg_timeline_limits {
 
 /* Which limit a CG_ELIMIT of the functions below hit: the string memory
  * (--max-string-memory), 65535 devices, the record limit (--max-records),
- * or 2^32 - 2 records of one kind (the records' uint32_t indexes). */
-typedef enum cg_limit { CG_LIMIT_NONE, CG_LIMIT_STRINGS, CG_LIMIT_DEVICES, CG_LIMIT_RECORDS, CG_LIMIT_INDEX } cg_limit;
+ * 2^32 - 2 records of one kind (the records' uint32_t indexes), or
+ * CG_MAX_MEM_SITES memory record sites (cg_mem's site bits). */
+typedef enum cg_limit {
+	CG_LIMIT_NONE,
+	CG_LIMIT_STRINGS,
+	CG_LIMIT_DEVICES,
+	CG_LIMIT_RECORDS,
+	CG_LIMIT_INDEX,
+	CG_LIMIT_SITES
+} cg_limit;
 
 typedef struct cg_timeline {
 	cg_strtab *strings;
@@ -451,9 +466,9 @@ static inline const char *cg_timeline_str(const cg_timeline *tl, cg_str id)
  * span id string (CG_STR_EMPTY for none); finalize resolves them to indices.
  * Each returns 0 or CG_ELIMIT (more than 2^32 - 2 records of a kind). */
 int cg_timeline_add_mem(cg_timeline *tl, const cg_mem_in *m);
-/* The site (op, shape, dtype) by value, added when new; CG_ELIMIT beyond
- * 2^32 - 2 sites. */
-int cg_timeline_mem_site(cg_timeline *tl, cg_str op, uint32_t shape, uint8_t dtype, uint32_t *out);
+/* The site (op, shape, dtype, device) by value, added when new; CG_ELIMIT
+ * (limit_hit SITES) beyond CG_MAX_MEM_SITES sites. */
+int cg_timeline_mem_site(cg_timeline *tl, cg_str op, uint32_t shape, uint8_t dtype, uint16_t device, uint32_t *out);
 int cg_timeline_add_span(cg_timeline *tl, const cg_span *s);
 int cg_timeline_add_span_end(cg_timeline *tl, cg_str id, uint64_t duration_ns, uint32_t line);
 /* A span already resolved, for an ingest that numbers spans itself: s->parent
@@ -488,7 +503,7 @@ static inline const char *cg_timeline_position_word(const cg_timeline *tl)
  * event 18233" for formats that number events. Returns buf. */
 char *cg_timeline_where(const cg_timeline *tl, uint64_t line, char *buf, size_t size);
 
-/* A memory record's op (CG_STR_EMPTY when absent), shape and dtype. */
+/* A memory record's op (CG_STR_EMPTY when absent), shape, dtype and device. */
 static inline cg_str cg_timeline_mem_op(const cg_timeline *tl, const cg_mem *m)
 {
 	return tl->mem_sites[m->site].op;
@@ -500,6 +515,17 @@ static inline uint32_t cg_timeline_mem_shape(const cg_timeline *tl, const cg_mem
 static inline uint8_t cg_timeline_mem_dtype(const cg_timeline *tl, const cg_mem *m)
 {
 	return tl->mem_sites[m->site].dtype;
+}
+static inline uint16_t cg_timeline_mem_device(const cg_timeline *tl, const cg_mem *m)
+{
+	return tl->mem_sites[m->site].device;
+}
+
+/* How many inputs op i has: they end where the next op's begin. */
+static inline uint32_t cg_timeline_op_inputs_count(const cg_timeline *tl, size_t i)
+{
+	size_t end = i + 1 < tl->nops ? tl->ops[i + 1].inputs_first : tl->nop_inputs;
+	return (uint32_t)(end - tl->ops[i].inputs_first);
 }
 
 /* Bytes that memory record i adds to and removes from its device's live

@@ -36,7 +36,7 @@ bool cg_timeline_mergeable(const cg_timeline *dst, const cg_timeline *src)
 	       count_fits(dst->ntensors, src->ntensors) && count_fits(dst->ndevmem, src->ndevmem) &&
 	       count_fits(dst->ngradients, src->ngradients) && count_fits(dst->nedges, src->nedges) &&
 	       count_fits(dst->nooms, src->nooms) && count_fits(dst->nmeta, src->nmeta) &&
-	       count_fits(dst->nspan_ends, src->nspan_ends) && count_fits(dst->nmem_sites, src->nmem_sites);
+	       count_fits(dst->nspan_ends, src->nspan_ends) && dst->nmem_sites + src->nmem_sites <= CG_MAX_MEM_SITES;
 }
 
 /* Interns every string of src into dst in src's id order, which is the
@@ -95,7 +95,7 @@ static void map_sites(cg_timeline *dst, const cg_timeline *src, remap *maps)
 	for (size_t i = 0; i < src->nmem_sites; i++) {
 		const cg_mem_site *ss = &src->mem_sites[i];
 		int rc = cg_timeline_mem_site(dst, maps->str[ss->op], maps->shape[ss->shape], maps->dtype[ss->dtype],
-					      &maps->site[i]);
+					      maps->device[ss->device], &maps->site[i]);
 		(void)rc; /* cg_timeline_mergeable checked that the sites fit */
 	}
 }
@@ -113,8 +113,7 @@ static void append_records(cg_timeline *dst, const cg_timeline *src, const remap
 		m[i] = src->mem[i];
 		m[i].tensor = s[m[i].tensor];
 		m[i].span = s[m[i].span];
-		m[i].site = site[m[i].site];
-		m[i].device = dev[m[i].device];
+		m[i].site = site[m[i].site]; /* < CG_MAX_MEM_SITES: cg_timeline_mergeable */
 	}
 	dst->nmem += src->nmem;
 

@@ -110,14 +110,14 @@ static void same_peaks(const cg_timeline *a, const cg_timeline *b)
 static void same_mem(const cg_mem *x, const cg_mem *y)
 {
 	if (x->t_ns != y->t_ns || x->bytes != y->bytes || x->tensor != y->tensor || x->span != y->span ||
-	    x->site != y->site || x->pair != y->pair || x->line != y->line || x->device != y->device ||
+	    x->site != y->site || x->pair != y->pair || x->line != y->line ||
 	    x->action != y->action || x->category != y->category || x->flags != y->flags)
 		differ("memory records");
 }
 
 static void same_site(const cg_mem_site *x, const cg_mem_site *y)
 {
-	if (x->op != y->op || x->shape != y->shape || x->dtype != y->dtype)
+	if (x->op != y->op || x->shape != y->shape || x->dtype != y->dtype || x->device != y->device)
 		differ("memory record sites");
 }
 

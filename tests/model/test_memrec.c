@@ -1,5 +1,5 @@
-/* The 40-byte memory record (timeline.h): the op, shape and dtype as one
- * interned site, action, category and flags as bit-fields. Every value a
+/* The 36-byte memory record (timeline.h): the op, shape, dtype and device
+ * as one interned site, the site, action, category and flags as bit-fields. Every value a
  * trace can give must come back exactly, the hostile ones included. */
 #include "testutil.h"
 
@@ -15,11 +15,12 @@ static cg_str intern(cg_timeline *tl, const char *s)
 	return id;
 }
 
-static void a_memory_record_is_40_bytes(void **state)
+static void a_memory_record_is_36_bytes(void **state)
 {
 	(void)state;
-	/* 6.8 M of them fill 273 MB on the 10 M-line bench trace (docs/performance.md) */
-	assert_int_equal(sizeof(cg_mem), 40);
+	/* 6.8 M of them fill 246 MB on the 10 M-line bench trace (docs/performance.md) */
+	assert_int_equal(sizeof(cg_mem), 36);
+	assert_int_equal(_Alignof(cg_mem), 4);
 }
 
 static void every_field_keeps_its_largest_value(void **state)
@@ -62,7 +63,7 @@ static void every_field_keeps_its_largest_value(void **state)
 	assert_int_equal(cg_timeline_mem_dtype(tl, m), UINT8_MAX);
 	assert_int_equal(m->pair, CG_NONE);
 	assert_int_equal(m->line, UINT32_MAX);
-	assert_int_equal(m->device, UINT16_MAX - 1);
+	assert_int_equal(cg_timeline_mem_device(tl, m), UINT16_MAX - 1);
 	assert_int_equal(m->action, CG_FREE);
 	assert_int_equal(m->category, CG_CAT_BASELINE);
 	assert_int_equal(m->flags, 31);
@@ -75,7 +76,7 @@ static void every_field_keeps_its_largest_value(void **state)
 	cg_timeline_free(tl);
 }
 
-static void records_share_a_site_when_op_shape_and_dtype_agree(void **state)
+static void records_share_a_site_when_op_shape_dtype_and_device_agree(void **state)
 {
 	(void)state;
 	cg_timeline *tl = cg_timeline_new(NULL);
@@ -83,15 +84,20 @@ static void records_share_a_site_when_op_shape_and_dtype_agree(void **state)
 	uint64_t d4 = 4;
 	uint32_t s4;
 	assert_int_equal(cg_timeline_intern_shape(tl, &d4, 1, &s4), 0);
-	/* (op, shape, dtype) of each record; sites are numbered in order of first use */
+	uint16_t gpu, cpu;
+	assert_int_equal(cg_timeline_device(tl, "cuda:0", 6, &gpu), 0);
+	assert_int_equal(cg_timeline_device(tl, "cpu", 3, &cpu), 0);
+	/* (op, shape, dtype, device) of each record; sites are numbered in order of first use */
 	struct {
 		cg_str op;
 		uint32_t shape;
 		uint8_t dtype;
+		uint16_t device;
 		uint32_t site;
 	} recs[] = {
-		{mm, 0, 0, 0}, {mm, s4, 0, 1}, {mm, 0, 0, 0}, {add, 0, 0, 2}, {mm, 0, 1, 3}, {CG_STR_EMPTY, 0, 0, 4},
-		{add, 0, 0, 2}, {mm, s4, 0, 1},
+		{mm, 0, 0, gpu, 0}, {mm, s4, 0, gpu, 1},	  {mm, 0, 0, gpu, 0},  {add, 0, 0, gpu, 2},
+		{mm, 0, 1, gpu, 3}, {CG_STR_EMPTY, 0, 0, gpu, 4}, {add, 0, 0, gpu, 2}, {mm, s4, 0, gpu, 1},
+		{mm, 0, 0, cpu, 5}, {add, 0, 0, cpu, 6},	  {mm, 0, 0, cpu, 5},  {mm, 0, 0, gpu, 0},
 	};
 	size_t n = sizeof recs / sizeof recs[0];
 	for (size_t i = 0; i < n; i++) {
@@ -99,17 +105,19 @@ static void records_share_a_site_when_op_shape_and_dtype_agree(void **state)
 		in.op = recs[i].op;
 		in.shape = recs[i].shape;
 		in.dtype = recs[i].dtype;
+		in.device = recs[i].device;
 		in.action = CG_ALLOC;
 		in.tensor = intern(tl, i % 2 ? "a" : "b");
 		assert_int_equal(cg_timeline_add_mem(tl, &in), 0);
 	}
-	assert_int_equal(tl->nmem_sites, 5);
+	assert_int_equal(tl->nmem_sites, 7);
 	for (size_t i = 0; i < n; i++) {
 		const cg_mem *m = &tl->mem[i];
 		assert_int_equal(m->site, recs[i].site);
 		assert_int_equal(cg_timeline_mem_op(tl, m), recs[i].op);
 		assert_int_equal(cg_timeline_mem_shape(tl, m), recs[i].shape);
 		assert_int_equal(cg_timeline_mem_dtype(tl, m), recs[i].dtype);
+		assert_int_equal(cg_timeline_mem_device(tl, m), recs[i].device);
 	}
 	cg_timeline_free(tl);
 }
@@ -136,6 +144,50 @@ static void many_distinct_sites_each_come_back(void **state)
 		assert_int_equal(cg_timeline_mem_shape(tl, m), i / 97);
 		assert_int_equal(cg_timeline_mem_dtype(tl, m), i % 3);
 	}
+	cg_timeline_free(tl);
+}
+
+/* The site field holds CG_MEM_SITE_BITS bits: the last index that fits
+ * comes back beside the largest action, category and flags, and one site
+ * more is CG_ELIMIT (limit_hit SITES), not a record of another site. */
+static void the_last_site_index_comes_back_and_one_more_site_is_a_limit(void **state)
+{
+	(void)state;
+	cg_timeline *tl = cg_timeline_new(NULL);
+	uint32_t site;
+	for (uint32_t i = 0; i + 1 < CG_MAX_MEM_SITES; i++)
+		assert_int_equal(cg_timeline_mem_site(tl, (cg_str)(i & 1023), i >> 10, 0, 0, &site), 0);
+	cg_mem_in in = {.t_ns = UINT64_MAX, .bytes = UINT64_MAX, .pair = CG_NONE, .line = UINT32_MAX};
+	in.op = (cg_str)7;
+	in.shape = UINT32_MAX;
+	in.dtype = UINT8_MAX;
+	in.device = UINT16_MAX - 1;
+	in.action = CG_FREE;
+	in.category = CG_CAT_COUNT - 1;
+	in.flags = 31;
+	assert_int_equal(cg_timeline_add_mem(tl, &in), 0);
+	const cg_mem *m = &tl->mem[0];
+	assert_int_equal(m->site, CG_MAX_MEM_SITES - 1);
+	assert_int_equal(cg_timeline_mem_op(tl, m), 7);
+	assert_int_equal(cg_timeline_mem_shape(tl, m), UINT32_MAX);
+	assert_int_equal(cg_timeline_mem_dtype(tl, m), UINT8_MAX);
+	assert_int_equal(cg_timeline_mem_device(tl, m), UINT16_MAX - 1);
+	assert_int_equal(m->action, CG_FREE);
+	assert_int_equal(m->category, CG_CAT_COUNT - 1);
+	assert_int_equal(m->flags, 31);
+	assert_true(m->t_ns == UINT64_MAX && m->bytes == UINT64_MAX && m->line == UINT32_MAX);
+
+	in.device = 0; /* a new site */
+	assert_int_equal(cg_timeline_add_mem(tl, &in), CG_ELIMIT);
+	assert_int_equal(tl->limit_hit, CG_LIMIT_SITES);
+	assert_int_equal(tl->nmem, 1);
+	assert_int_equal(tl->nmem_sites, CG_MAX_MEM_SITES);
+	char buf[128];
+	assert_string_equal(cg_timeline_limit_text(tl, buf, sizeof buf),
+			    "more than 4194304 distinct (op, shape, dtype, device) of memory records");
+	in.device = UINT16_MAX - 1; /* an existing site still fits */
+	assert_int_equal(cg_timeline_add_mem(tl, &in), 0);
+	assert_int_equal(tl->mem[1].site, CG_MAX_MEM_SITES - 1);
 	cg_timeline_free(tl);
 }
 
@@ -190,9 +242,10 @@ static void finalize_writes_categories_and_flags_into_the_bit_fields(void **stat
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_memory_record_is_40_bytes),
+		cmocka_unit_test(a_memory_record_is_36_bytes),
 		cmocka_unit_test(every_field_keeps_its_largest_value),
-		cmocka_unit_test(records_share_a_site_when_op_shape_and_dtype_agree),
+		cmocka_unit_test(records_share_a_site_when_op_shape_dtype_and_device_agree),
+		cmocka_unit_test(the_last_site_index_comes_back_and_one_more_site_is_a_limit),
 		cmocka_unit_test(many_distinct_sites_each_come_back),
 		cmocka_unit_test(a_refused_record_adds_no_site),
 		cmocka_unit_test(finalize_writes_categories_and_flags_into_the_bit_fields),

@@ -169,7 +169,7 @@ static void large_out_of_order_input_sorts_like_a_stable_sort(void **state)
 		assert_int_equal(dev->mem_count, 1500);
 		for (uint32_t k = 1; k < dev->mem_count; k++) {
 			const cg_mem *p = &tl->mem[dev->mem_first + k - 1], *m = &tl->mem[dev->mem_first + k];
-			assert_int_equal(m->device, d);
+			assert_int_equal(cg_timeline_mem_device(tl, m), d);
 			assert_true(p->t_ns < m->t_ns || (p->t_ns == m->t_ns && p->line < m->line));
 		}
 	}

@@ -234,13 +234,13 @@ static void assert_same(const cg_timeline *x, const cg_timeline *y)
 		} \
 	} while (0)
 #define F(f) assert_true(p->f == q->f)
-	SAME_ARRAY(mem, nmem, F(t_ns); F(bytes); F(tensor); F(span); F(site); F(pair); F(line); F(device);
+	SAME_ARRAY(mem, nmem, F(t_ns); F(bytes); F(tensor); F(span); F(site); F(pair); F(line);
 		   F(action); F(category); F(flags););
-	SAME_ARRAY(mem_sites, nmem_sites, F(op); F(shape); F(dtype););
+	SAME_ARRAY(mem_sites, nmem_sites, F(op); F(shape); F(dtype); F(device););
 	SAME_ARRAY(spans, nspans, F(start_ns); F(end_ns); F(id); F(name); F(parent); F(line); F(depth); F(kind);
 		   F(step); F(phase); F(flags););
 	SAME_ARRAY(ops, nops, F(t_ns); F(duration_ns); F(storage_bytes); F(input_storage_bytes); F(name); F(output);
-		   F(span); F(shape); F(inputs_first); F(inputs_count); F(line); F(device); F(dtype); F(flags););
+		   F(span); F(shape); F(inputs_first); F(line); F(device); F(dtype); F(flags););
 	assert_int_equal(x->nop_inputs, y->nop_inputs);
 	assert_memory_equal(x->op_inputs, y->op_inputs, x->nop_inputs * sizeof *x->op_inputs);
 	SAME_ARRAY(tensors, ntensors, F(storage_bytes); F(tensor); F(span); F(shape); F(line); F(device); F(dtype);

@@ -407,7 +407,8 @@ static void brief_is_the_peak_what_filled_it_the_verdict_and_the_largest(void **
 static void no_dtype(cg_timeline *tl, cg_mem *m)
 {
 	uint32_t site;
-	assert_int_equal(cg_timeline_mem_site(tl, cg_timeline_mem_op(tl, m), cg_timeline_mem_shape(tl, m), 0, &site), 0);
+	assert_int_equal(cg_timeline_mem_site(tl, cg_timeline_mem_op(tl, m), cg_timeline_mem_shape(tl, m), 0,
+					      cg_timeline_mem_device(tl, m), &site), 0);
 	m->site = site;
 }
 
