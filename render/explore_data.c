@@ -574,7 +574,10 @@ void cg_explore_script(cg_doc *d)
 
 void cg_explore_device(cg_doc *d, const cg_analysis *a, uint32_t dv)
 {
-	char *json = cg_explore_device_json(a, dv);
-	cg_doc_data(d, "cgx-data", json);
-	cg_free(json);
+	cg_explore_device_take(d, cg_explore_device_json(a, dv));
+}
+
+void cg_explore_device_take(cg_doc *d, char *json)
+{
+	cg_doc_data_take(d, "cgx-data", json);
 }

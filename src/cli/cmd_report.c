@@ -202,14 +202,33 @@ static int trace_finish(trace_job *j, cg_outdir *od, const report_options *ro, i
 	return rc;
 }
 
+/* report.html's explorer data, worked out on a thread of its own while
+ * summary.json and the charts are written. */
+typedef struct explorer_job {
+	const cg_analysis *a;
+	cg_report_explorer *x;
+	cg_task task;
+} explorer_job;
+
+static void explorer_run(void *arg)
+{
+	explorer_job *j = arg;
+	j->x = cg_report_explorer_new(j->a);
+}
+
 /* Writes every output file into the temporary folder, saying which on
  * the progress line. The Chrome trace is written beside the others; the
  * explorer data of report.html, the other large transient, waits for the
- * trace's slices to be freed, so that the two do not add up at the peak. */
+ * trace's slices to be freed, so that the two do not add up at the peak.
+ * Without the trace, the explorer data is worked out beside the charts. */
 static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_options *ro, cg_progress_line *p,
 			 cg_error *err)
 {
 	trace_job *trace = trace_start(od, a, ro);
+	explorer_job explorer = {a, NULL, {0}};
+	bool ahead = !trace && ro->html && ro->js && cg_cpu_count() > 1;
+	if (ahead)
+		cg_task_start(&explorer.task, explorer_run, &explorer);
 	char *path;
 	cg_progress_line_stage(p, "writing summary.json");
 	int rc = cg_outdir_file(od, "summary.json", &path, err);
@@ -232,8 +251,17 @@ static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_optio
 		cg_progress_line_stage(p, ro->html ? "writing report.md and report.html" : "writing report.md");
 		if (trace)
 			cg_gate_wait(&trace->light);
-		rc = cg_report_write(od, a, &charts, ro->html, ro->js, err);
+		if (ahead) {
+			cg_task_join(&explorer.task);
+			ahead = false;
+			rc = cg_report_write_ahead(od, a, &charts, ro->html, explorer.x, err);
+		} else {
+			rc = cg_report_write(od, a, &charts, ro->html, ro->js, err);
+		}
 	}
+	if (ahead)
+		cg_task_join(&explorer.task);
+	cg_report_explorer_free(explorer.x);
 	cg_chart_list_free(&charts);
 	if (trace) {
 		if (rc == 0)
