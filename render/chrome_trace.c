@@ -147,7 +147,6 @@ typedef struct slices {
 	size_t norder;	      /* slices in order: n less the ops on their span's slice */
 	uint32_t *span_op;    /* per span: the op on its slice, or CG_NONE */
 	uint64_t *start, *end; /* clipped into the parent's interval */
-	uint32_t *parent;
 	uint32_t *lane;
 	uint32_t *order; /* by start, longer first, parents first */
 	uint32_t nlanes;
@@ -160,6 +159,12 @@ static uint32_t depth_of(const cg_timeline *tl, size_t nspans, size_t i)
 		return tl->spans[i].depth;
 	const cg_op *op = &tl->ops[i - nspans];
 	return op->span == CG_NONE ? 0 : tl->spans[op->span].depth + 1;
+}
+
+/* The enclosing slice: a span's parent span, an op's span (CG_NONE: none). */
+static uint32_t parent_of(const cg_timeline *tl, size_t nspans, size_t i)
+{
+	return i < nspans ? tl->spans[i].parent : tl->ops[i - nspans].span;
 }
 
 static const slices *sort_ctx;
@@ -205,7 +210,7 @@ static void clip(slices *s, const cg_timeline *tl)
 	for (size_t i = 0; i < s->n; i++)
 		by_depth[count[depth_of(tl, s->nspans, i)]++] = (uint32_t)i;
 	for (size_t k = 0; k < s->n; k++) {
-		uint32_t i = by_depth[k], p = s->parent[i];
+		uint32_t i = by_depth[k], p = parent_of(tl, s->nspans, i);
 		if (p == CG_NONE)
 			continue;
 		uint64_t st = s->start[i], en = s->end[i];
@@ -245,12 +250,12 @@ static bool fits(const slices *s, lane *l, uint32_t x)
 /* Each slice goes on its parent's lane when it nests there, else on the
  * first lane where it nests (concurrent siblings get lanes of their own),
  * so that every lane holds properly nested slices only. */
-static void assign_lanes(slices *s)
+static void assign_lanes(slices *s, const cg_timeline *tl)
 {
 	lane *lanes = NULL;
 	size_t nlanes = 0, cap = 0;
 	for (size_t k = 0; k < s->norder; k++) {
-		uint32_t x = s->order[k], p = s->parent[x];
+		uint32_t x = s->order[k], p = parent_of(tl, s->nspans, x);
 		uint32_t want = p == CG_NONE ? 0 : s->lane[p];
 		uint32_t chosen = CG_NONE;
 		if (want < nlanes && fits(s, &lanes[want], x))
@@ -306,20 +311,17 @@ static void build_slices(slices *s, const cg_timeline *tl)
 	size_t n = s->n ? s->n : 1;
 	s->start = cg_malloc(n * sizeof *s->start);
 	s->end = cg_malloc(n * sizeof *s->end);
-	s->parent = cg_malloc(n * sizeof *s->parent);
 	s->lane = cg_malloc(n * sizeof *s->lane);
 	s->order = cg_malloc(n * sizeof *s->order);
 	for (size_t i = 0; i < tl->nspans; i++) {
 		s->start[i] = tl->spans[i].start_ns;
 		s->end[i] = tl->spans[i].end_ns;
-		s->parent[i] = tl->spans[i].parent;
 	}
 	for (size_t o = 0; o < tl->nops; o++) {
 		const cg_op *op = &tl->ops[o];
 		size_t i = tl->nspans + o;
 		s->start[i] = op->t_ns;
 		s->end[i] = op->t_ns + op->duration_ns < op->t_ns ? UINT64_MAX : op->t_ns + op->duration_ns;
-		s->parent[i] = op->span;
 	}
 	find_span_ops(s, tl);
 	clip(s, tl);
@@ -343,14 +345,13 @@ static void build_slices(slices *s, const cg_timeline *tl)
 		sort_tl = tl;
 		qsort(s->order, s->norder, sizeof *s->order, cmp_slice);
 	}
-	assign_lanes(s);
+	assign_lanes(s, tl);
 }
 
 static void free_slices(slices *s)
 {
 	cg_free(s->start);
 	cg_free(s->end);
-	cg_free(s->parent);
 	cg_free(s->lane);
 	cg_free(s->order);
 	cg_free(s->span_op);
@@ -760,6 +761,12 @@ void cg_chrome_trace_write(cg_sink *out, const cg_analysis *a, const cg_chrome_o
 			write_op(&w, &s, i, &shapes);
 	}
 	write_flows(&w, &s);
+	free_slices(&s);
+	cg_free(shapes.off);
+	cg_free(shapes.len);
+	cg_sink_close(shapes.text, NULL);
+	if (o->slices_done)
+		o->slices_done(o->slices_done_arg);
 
 	/* The budget counts counter events, what Perfetto has to hold: with
 	 * categories, every moment is two (the total and by category). */
@@ -779,10 +786,6 @@ void cg_chrome_trace_write(cg_sink *out, const cg_analysis *a, const cg_chrome_o
 		cg_sink_puts(out, "}}");
 	}
 	cg_sink_puts(out, "\n]}\n");
-	free_slices(&s);
-	cg_free(shapes.off);
-	cg_free(shapes.len);
-	cg_sink_close(shapes.text, NULL);
 }
 
 int cg_chrome_trace_save(const char *path, const cg_analysis *a, const cg_chrome_options *o, cg_error *err)

@@ -20,11 +20,19 @@ typedef struct cg_chrome_options {
 	bool full;		    /* every memory record as a counter sample */
 	size_t max_counter_samples; /* otherwise, about this many counter events in all */
 	int gzip_level;		    /* for .gz files */
+	/* Called once, on the writing thread, when the slices (spans, ops and
+	 * flows) are written and their working memory, about 24 bytes a span
+	 * and op, is freed: what is left, the memory counters, needs little.
+	 * For callers that write the trace beside other memory-hungry work;
+	 * not called when cg_chrome_trace_save cannot create its file. NULL:
+	 * none. */
+	void (*slices_done)(void *arg);
+	void *slices_done_arg;
 } cg_chrome_options;
 
 /* zlib level 1: the trace is large and written once; speed matters more
  * than the last 10 % of size. */
-#define CG_CHROME_OPTIONS_INIT {false, 1000000, 1}
+#define CG_CHROME_OPTIONS_INIT {false, 1000000, 1, NULL, NULL}
 
 /* Writes the trace for a to out. */
 void cg_chrome_trace_write(cg_sink *out, const cg_analysis *a, const cg_chrome_options *o);

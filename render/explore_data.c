@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "chart_layout.h"
@@ -341,6 +342,18 @@ static void write_allocs(cg_jw *w, const cg_timeline *tl, const cg_device *dev, 
 	cg_jw_end(w);
 }
 
+typedef struct span_bytes {
+	uint32_t span;
+	uint64_t bytes;
+} span_bytes;
+
+/* By span; CG_NONE, the largest uint32_t, sorts last. */
+static int cmp_span_bytes(const void *a, const void *b)
+{
+	uint32_t x = ((const span_bytes *)a)->span, y = ((const span_bytes *)b)->span;
+	return (x > y) - (x < y);
+}
+
 /* A moment cgmem worked out: the live bytes by category and the top
  * allocations exactly as summary.json lists them, and bytes by span path. */
 static void write_moment(cg_jw *w, const cg_analysis *a, const moment *mo, strs *s, strlist *l)
@@ -372,17 +385,25 @@ static void write_moment(cg_jw *w, const cg_analysis *a, const moment *mo, strs 
 	cg_jw_key(w, "by_path");
 	cg_jw_array(w);
 	if (ls->listed) {
-		uint64_t *sum = cg_calloc(tl->nspans + 1, sizeof *sum);
+		/* In span order, no span left (CG_NONE) last; sorted pairs, not an
+		 * array over every span: a step's peak holds few of a million. */
+		span_bytes *sum = cg_malloc((ls->nallocs ? ls->nallocs : 1) * sizeof *sum);
 		for (size_t i = 0; i < ls->nallocs; i++) {
 			uint32_t al = ls->allocs[i].alloc;
-			uint32_t sp = al == CG_NONE ? CG_NONE : tl->mem[al].span;
-			sum[sp == CG_NONE ? tl->nspans : sp] += ls->allocs[i].bytes;
+			sum[i].span = al == CG_NONE ? CG_NONE : tl->mem[al].span;
+			sum[i].bytes = ls->allocs[i].bytes;
 		}
-		for (size_t sp = 0; sp <= tl->nspans; sp++)
-			if (sum[sp]) {
-				cg_jw_i64(w, sp == tl->nspans ? -1 : span_index(s, l, tl, (uint32_t)sp));
-				cg_jw_u64(w, sum[sp]);
+		qsort(sum, ls->nallocs, sizeof *sum, cmp_span_bytes);
+		for (size_t i = 0; i < ls->nallocs;) {
+			uint32_t sp = sum[i].span;
+			uint64_t total = 0;
+			for (; i < ls->nallocs && sum[i].span == sp; i++)
+				total += sum[i].bytes;
+			if (total) {
+				cg_jw_i64(w, sp == CG_NONE ? -1 : span_index(s, l, tl, sp));
+				cg_jw_u64(w, total);
 			}
+		}
 		cg_free(sum);
 	}
 	cg_jw_end(w);
@@ -553,7 +574,10 @@ void cg_explore_script(cg_doc *d)
 
 void cg_explore_device(cg_doc *d, const cg_analysis *a, uint32_t dv)
 {
-	char *json = cg_explore_device_json(a, dv);
-	cg_doc_data(d, "cgx-data", json);
-	cg_free(json);
+	cg_explore_device_take(d, cg_explore_device_json(a, dv));
+}
+
+void cg_explore_device_take(cg_doc *d, char *json)
+{
+	cg_doc_data_take(d, "cgx-data", json);
 }

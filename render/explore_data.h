@@ -25,6 +25,9 @@ char *cg_explore_device_json(const cg_analysis *a, uint32_t dv);
 void cg_explore_script(cg_doc *d);
 /* Adds device dv's data to d (a CG_DOC_DATA block of class "cgx-data"). */
 void cg_explore_device(cg_doc *d, const cg_analysis *a, uint32_t dv);
+/* The same with the data worked out ahead by cg_explore_device_json, which
+ * d takes. */
+void cg_explore_device_take(cg_doc *d, char *json);
 
 /* For an allocator snapshot, device dv's segments and blocks at the dump
  * (explore_segments.c), for the segment view: JSON text (caller frees), or

@@ -601,9 +601,24 @@ static void end_of_trace(cg_doc *d, const cg_analysis *a, uint32_t dv)
 	cg_doc_note(d, "The last %" PRIu32 " allocations before the end, latest first.", e->nlast < 10 ? e->nlast : 10);
 }
 
-static void device_blocks(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts, bool js);
+/* The explorer data of the devices with sections, per device (NULL:
+ * none), when worked out ahead. */
+struct cg_report_explorer {
+	char **json;
+	uint32_t ndevices;
+};
 
-static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts, bool js)
+static void device_blocks(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts, bool js,
+			  cg_report_explorer *x);
+
+/* Does device dv's section have explorer data (device_blocks)? */
+static bool explored(const cg_analysis *a, uint32_t dv)
+{
+	return a->tl->devices[dv].mem_count || a->peak->devices[dv].initial_bytes;
+}
+
+static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts, bool js,
+			    cg_report_explorer *x)
 {
 	const cg_timeline *tl = a->tl;
 	size_t first = d->n;
@@ -611,7 +626,7 @@ static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 		cg_doc_heading(d, 2, "%s", dev_name(tl, dv));
 	else
 		cg_doc_heading(d, 2, "The peak");
-	device_blocks(d, a, dv, charts, js);
+	device_blocks(d, a, dv, charts, js, x);
 	/* each device's sections are anchored under its name: the table of
 	 * contents links "cuda-0-steps", not the second "steps" */
 	for (size_t i = first + 1; tl->ndevices > 1 && i < d->n; i++)
@@ -622,18 +637,22 @@ static void device_sections(cg_doc *d, const cg_analysis *a, uint32_t dv, const 
 		}
 }
 
-static void device_blocks(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts, bool js)
+static void device_blocks(cg_doc *d, const cg_analysis *a, uint32_t dv, const cg_chart_list *charts, bool js,
+			  cg_report_explorer *x)
 {
-	const cg_timeline *tl = a->tl;
-	if (!tl->devices[dv].mem_count && !a->peak->devices[dv].initial_bytes) {
+	if (!explored(a, dv)) {
 		cg_doc_paragraph(d, "No memory records on this device.");
 		cg_report_snapshot_section(d, a, dv, charts);
 		if (js)
 			cg_explore_segments(d, a, dv);
 		return;
 	}
-	if (js)
+	if (js && x && dv < x->ndevices && x->json[dv]) {
+		cg_explore_device_take(d, x->json[dv]);
+		x->json[dv] = NULL;
+	} else if (js) {
 		cg_explore_device(d, a, dv);
+	}
 	moment_of_peak(d, a, dv, charts);
 	where_allocated(d, a, dv, charts);
 	largest_at_peak(d, a, dv, charts);
@@ -771,7 +790,7 @@ static void exports_section(cg_doc *d, const cg_chart_list *charts)
 		cg_doc_note(d, "docs/exports.md describes the folded stacks and the CSV columns.");
 }
 
-static cg_doc *build(const cg_analysis *a, const cg_chart_list *charts, bool js)
+static cg_doc *build(const cg_analysis *a, const cg_chart_list *charts, bool js, cg_report_explorer *x)
 {
 	const cg_timeline *tl = a->tl;
 	char run[256], title[320];
@@ -793,7 +812,7 @@ static cg_doc *build(const cg_analysis *a, const cg_chart_list *charts, bool js)
 	uint32_t ndetail;
 	uint32_t *detail = select_devices(a, REPORT_DETAIL_DEVICES, &ndetail);
 	for (uint32_t k = 0; k < ndetail; k++)
-		device_sections(d, a, detail[k], charts, js);
+		device_sections(d, a, detail[k], charts, js, x);
 	if (tl->ndevices > ndetail)
 		cg_doc_note(d, "Sections for the %" PRIu32 " devices with the largest peaks; the other %" PRIu32
 			       " are in summary.json.", ndetail, tl->ndevices - ndetail);
@@ -809,13 +828,46 @@ static cg_doc *build(const cg_analysis *a, const cg_chart_list *charts, bool js)
 
 cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts)
 {
-	return build(a, charts, false);
+	return build(a, charts, false, NULL);
 }
 
 int cg_report_write(cg_outdir *od, const cg_analysis *a, const cg_chart_list *charts, bool html, bool js,
 		    cg_error *err)
 {
-	cg_doc *d = build(a, charts, html && js);
+	cg_doc *d = build(a, charts, html && js, NULL);
+	int rc = cg_doc_save(d, od, "report", html, err);
+	cg_doc_free(d);
+	return rc;
+}
+
+cg_report_explorer *cg_report_explorer_new(const cg_analysis *a)
+{
+	cg_report_explorer *x = cg_calloc(1, sizeof *x);
+	x->ndevices = a->tl->ndevices;
+	x->json = cg_calloc(x->ndevices ? x->ndevices : 1, sizeof *x->json);
+	uint32_t ndetail;
+	uint32_t *detail = select_devices(a, REPORT_DETAIL_DEVICES, &ndetail);
+	for (uint32_t k = 0; k < ndetail; k++)
+		if (explored(a, detail[k]))
+			x->json[detail[k]] = cg_explore_device_json(a, detail[k]);
+	cg_free(detail);
+	return x;
+}
+
+void cg_report_explorer_free(cg_report_explorer *x)
+{
+	if (!x)
+		return;
+	for (uint32_t d = 0; d < x->ndevices; d++)
+		cg_free(x->json[d]);
+	cg_free(x->json);
+	cg_free(x);
+}
+
+int cg_report_write_ahead(cg_outdir *od, const cg_analysis *a, const cg_chart_list *charts, bool html,
+			  cg_report_explorer *x, cg_error *err)
+{
+	cg_doc *d = build(a, charts, html, x);
 	int rc = cg_doc_save(d, od, "report", html, err);
 	cg_doc_free(d);
 	return rc;

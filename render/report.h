@@ -20,6 +20,17 @@ cg_doc *cg_report_build(const cg_analysis *a, const cg_chart_list *charts);
 int cg_report_write(cg_outdir *od, const cg_analysis *a, const cg_chart_list *charts, bool html, bool js,
 		    cg_error *err);
 
+/* report.html's explorer data, its costliest part, worked out before
+ * cg_report_write_ahead: on another thread while the charts are drawn. */
+typedef struct cg_report_explorer cg_report_explorer;
+cg_report_explorer *cg_report_explorer_new(const cg_analysis *a);
+void cg_report_explorer_free(cg_report_explorer *x);
+
+/* cg_report_write with js true and the explorer data of x, which the
+ * report takes (x is left empty; free it still). */
+int cg_report_write_ahead(cg_outdir *od, const cg_analysis *a, const cg_chart_list *charts, bool html,
+			  cg_report_explorer *x, cg_error *err);
+
 /* Is name one the report folder gives its own files: summary.json,
  * report.md, report.html, the manifest, a chart's (*.png, *.svg, *.pdf) or
  * an export's (*.csv, *.folded)? A

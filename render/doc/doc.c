@@ -87,6 +87,13 @@ void cg_doc_data(cg_doc *d, const char *name, const char *json)
 	b->text = cg_strdup(json);
 }
 
+void cg_doc_data_take(cg_doc *d, const char *name, char *json)
+{
+	cg_doc_block *b = push(d, CG_DOC_DATA);
+	b->name = cg_strdup(name);
+	b->text = json;
+}
+
 void cg_doc_set_script(cg_doc *d, const char *js, const char *sha256_base64)
 {
 	d->script = js;

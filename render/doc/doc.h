@@ -89,6 +89,8 @@ void cg_doc_figure(cg_doc *d, const char *name, const char *title);
  * as <script type="application/json" class="NAME">, every '<' as \u003c so
  * that no string in it can end the element; left out of Markdown. */
 void cg_doc_data(cg_doc *d, const char *name, const char *json);
+/* cg_doc_data taking json (from cg_malloc) instead of copying it. */
+void cg_doc_data_take(cg_doc *d, const char *name, char *json);
 /* The page's one script (borrowed, static), with its SHA-256 in base64:
  * the page's Content-Security-Policy lets that script alone run. */
 void cg_doc_set_script(cg_doc *d, const char *js, const char *sha256_base64);

@@ -309,6 +309,11 @@ int cg_outdir_file(cg_outdir *od, const char *name, char **path, cg_error *err)
 	return 0;
 }
 
+char *cg_outdir_tmp_path(const cg_outdir *od, const char *name)
+{
+	return cg_asprintf("%s/%s", od->tmp, name);
+}
+
 char *cg_outdir_path(cg_outdir *od, const char *name)
 {
 	char *path;

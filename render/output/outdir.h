@@ -39,6 +39,11 @@ int cg_outdir_begin(cg_outdir **out, const char *path, bool force, cg_error *err
  * manifest's) is refused: CG_EUSAGE naming it, *path NULL, since two
  * outputs would overwrite each other. */
 int cg_outdir_file(cg_outdir *od, const char *name, char **path, cg_error *err);
+/* The path file `name` will have inside the temporary folder (caller
+ * frees), without recording the name: for a file written ahead of its
+ * turn, on another thread, and taken with cg_outdir_file in its place in
+ * the manifest's order. */
+char *cg_outdir_tmp_path(const cg_outdir *od, const char *name);
 /* cg_outdir_file without the message: the path, or NULL when refused. */
 char *cg_outdir_path(cg_outdir *od, const char *name);
 /* The temporary folder files are written into (borrowed). */

@@ -1,5 +1,8 @@
 /* cgmem report: a trace in, a report folder out. */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 #include "devorder.h"
 #include "export.h"
 #include "outdir.h"
+#include "parallel.h"
 #include "partial.h"
 #include "report.h"
 #include "summary_json.h"
@@ -128,11 +132,103 @@ static int chart_options(const cg_command *cmd, const cg_args *args, cg_charts_o
 	return 0;
 }
 
+/* The Chrome trace, written on a thread of its own beside the other files
+ * (it is the largest of them and deflates on threads of its own). */
+typedef struct trace_job {
+	const cg_analysis *a;
+	cg_chrome_options chrome;
+	char *path;
+	int rc;
+	cg_error err;
+	cg_gate light; /* open once the trace's slices are freed, or it has ended */
+	cg_task task;
+} trace_job;
+
+/* The slices were allocated in the trace thread's malloc arena, which
+ * other threads do not reuse: hand their pages back before report.html's
+ * explorer data is built on the main thread, or both count at the peak. */
+static void trace_light(void *arg)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+	cg_gate_open(arg);
+}
+
+static void trace_run(void *arg)
+{
+	trace_job *j = arg;
+	j->rc = cg_chrome_trace_save(j->path, j->a, &j->chrome, &j->err);
+	cg_gate_open(&j->light);
+}
+
+/* With one CPU there is no core to overlap on: the trace is written last,
+ * as before, and no two renderers' memory adds up. */
+static trace_job *trace_start(cg_outdir *od, const cg_analysis *a, const report_options *ro)
+{
+	if (!ro->trace_name || cg_cpu_count() < 2)
+		return NULL;
+	trace_job *j = cg_calloc(1, sizeof *j);
+	j->a = a;
+	j->chrome = ro->chrome;
+	j->chrome.slices_done = trace_light;
+	j->chrome.slices_done_arg = &j->light;
+	/* Named in the manifest in its turn, at the end (trace_finish). */
+	j->path = cg_outdir_tmp_path(od, ro->trace_name);
+	j->err = (cg_error)CG_ERROR_INIT;
+	cg_gate_init(&j->light);
+	cg_task_start(&j->task, trace_run, j);
+	return j;
+}
+
+/* Waits for the trace and frees j; the first error in the order the files
+ * used to be written in (the other files', then the trace's) is the one
+ * reported, as when they were written one after the other. */
+static int trace_finish(trace_job *j, cg_outdir *od, const report_options *ro, int rc, cg_error *err)
+{
+	cg_task_join(&j->task);
+	if (rc == 0) {
+		char *path;
+		rc = cg_outdir_file(od, ro->trace_name, &path, err);
+		cg_free(path);
+	}
+	if (rc == 0 && j->rc < 0) {
+		*err = j->err;
+		rc = j->rc;
+	}
+	cg_gate_destroy(&j->light);
+	cg_free(j->path);
+	cg_free(j);
+	return rc;
+}
+
+/* report.html's explorer data, worked out on a thread of its own while
+ * summary.json and the charts are written. */
+typedef struct explorer_job {
+	const cg_analysis *a;
+	cg_report_explorer *x;
+	cg_task task;
+} explorer_job;
+
+static void explorer_run(void *arg)
+{
+	explorer_job *j = arg;
+	j->x = cg_report_explorer_new(j->a);
+}
+
 /* Writes every output file into the temporary folder, saying which on
- * the progress line. */
+ * the progress line. The Chrome trace is written beside the others; the
+ * explorer data of report.html, the other large transient, waits for the
+ * trace's slices to be freed, so that the two do not add up at the peak.
+ * Without the trace, the explorer data is worked out beside the charts. */
 static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_options *ro, cg_progress_line *p,
 			 cg_error *err)
 {
+	trace_job *trace = trace_start(od, a, ro);
+	explorer_job explorer = {a, NULL, {0}};
+	bool ahead = !trace && ro->html && ro->js && cg_cpu_count() > 1;
+	if (ahead)
+		cg_task_start(&explorer.task, explorer_run, &explorer);
 	char *path;
 	cg_progress_line_stage(p, "writing summary.json");
 	int rc = cg_outdir_file(od, "summary.json", &path, err);
@@ -153,10 +249,25 @@ static int write_outputs(cg_outdir *od, const cg_analysis *a, const report_optio
 	}
 	if (rc == 0) {
 		cg_progress_line_stage(p, ro->html ? "writing report.md and report.html" : "writing report.md");
-		rc = cg_report_write(od, a, &charts, ro->html, ro->js, err);
+		if (trace)
+			cg_gate_wait(&trace->light);
+		if (ahead) {
+			cg_task_join(&explorer.task);
+			ahead = false;
+			rc = cg_report_write_ahead(od, a, &charts, ro->html, explorer.x, err);
+		} else {
+			rc = cg_report_write(od, a, &charts, ro->html, ro->js, err);
+		}
 	}
+	if (ahead)
+		cg_task_join(&explorer.task);
+	cg_report_explorer_free(explorer.x);
 	cg_chart_list_free(&charts);
-	if (rc == 0 && ro->trace_name) {
+	if (trace) {
+		if (rc == 0)
+			cg_progress_line_stage(p, "writing the Chrome trace");
+		rc = trace_finish(trace, od, ro, rc, err);
+	} else if (rc == 0 && ro->trace_name) {
 		cg_progress_line_stage(p, "writing the Chrome trace");
 		rc = cg_outdir_file(od, ro->trace_name, &path, err);
 		if (rc == 0)

@@ -68,3 +68,32 @@ void cg_task_join(cg_task *t)
 		pthread_join(t->thread, NULL);
 	t->started = false;
 }
+
+void cg_gate_init(cg_gate *g)
+{
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->opened_cond, NULL);
+	g->opened = false;
+}
+
+void cg_gate_open(cg_gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->opened = true;
+	pthread_cond_broadcast(&g->opened_cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+void cg_gate_wait(cg_gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	while (!g->opened)
+		pthread_cond_wait(&g->opened_cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+void cg_gate_destroy(cg_gate *g)
+{
+	pthread_cond_destroy(&g->opened_cond);
+	pthread_mutex_destroy(&g->lock);
+}

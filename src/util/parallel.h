@@ -38,4 +38,17 @@ typedef struct cg_task {
 void cg_task_start(cg_task *t, void (*fn)(void *arg), void *arg);
 void cg_task_join(cg_task *t);
 
+/* A one-way gate: cg_gate_wait returns once some thread has called
+ * cg_gate_open (at once if it already has); it never closes. */
+typedef struct cg_gate {
+	pthread_mutex_t lock;
+	pthread_cond_t opened_cond;
+	bool opened;
+} cg_gate;
+
+void cg_gate_init(cg_gate *g);
+void cg_gate_open(cg_gate *g);
+void cg_gate_wait(cg_gate *g);
+void cg_gate_destroy(cg_gate *g);
+
 #endif

@@ -158,6 +158,33 @@ static void tasks_run_beside_the_caller(void **state)
 	}
 }
 
+typedef struct gated {
+	cg_gate gate;
+	int value; /* written before the gate opens, read after the wait */
+} gated;
+
+static void open_after_writing(void *arg)
+{
+	gated *g = arg;
+	usleep(10000);
+	g->value = 42;
+	cg_gate_open(&g->gate);
+}
+
+static void a_gate_wait_returns_after_another_thread_opens_it(void **state)
+{
+	(void)state;
+	gated g = {.value = 0};
+	cg_gate_init(&g.gate);
+	cg_task t;
+	cg_task_start(&t, open_after_writing, &g);
+	cg_gate_wait(&g.gate);
+	assert_int_equal(g.value, 42);
+	cg_gate_wait(&g.gate); /* it stays open */
+	cg_task_join(&t);
+	cg_gate_destroy(&g.gate);
+}
+
 static void at_least_one_cpu_is_counted(void **state)
 {
 	unsigned n = cg_cpu_count();
@@ -176,6 +203,7 @@ int main(void)
 		cmocka_unit_test(results_do_not_depend_on_the_threads),
 		cmocka_unit_test(a_task_has_run_once_when_joined),
 		cmocka_unit_test(tasks_run_beside_the_caller),
+		cmocka_unit_test(a_gate_wait_returns_after_another_thread_opens_it),
 		cmocka_unit_test(at_least_one_cpu_is_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
