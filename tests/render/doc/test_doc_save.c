@@ -25,17 +25,6 @@ static cg_doc *sample_doc(void)
 	return d;
 }
 
-/* The file at dir/name; fails when it is missing. */
-static char *file_in(const char *dir, const char *name)
-{
-	char p[700];
-	snprintf(p, sizeof p, "%s/%s", dir, name);
-	char *s = tu_read(p, NULL);
-	if (!s)
-		fail_msg("%s is missing", p);
-	return s;
-}
-
 static bool exists_in(const char *dir, const char *name)
 {
 	char p[700];
@@ -64,12 +53,12 @@ static void both_files_hold_what_the_backends_write(void **state)
 	assert_int_equal(cg_doc_write_html(d, html, cg_outdir_dir(od), &err), 0);
 	assert_int_equal(cg_outdir_commit(od, &err), 0);
 
-	char *got_md = file_in(dir, "report.md"), *got_html = file_in(dir, "report.html");
+	char *got_md = tu_read_in(dir, "report.md", NULL), *got_html = tu_read_in(dir, "report.html", NULL);
 	assert_string_equal(got_md, cg_sink_data(md, NULL));
 	assert_string_equal(got_html, cg_sink_data(html, NULL));
 	assert_non_null(strstr(got_html, "<svg id=\"f1_a\"><rect/></svg>"));
 	assert_non_null(strstr(got_md, "](chart.svg)")); /* the only file of it written */
-	char *manifest = file_in(dir, CG_OUTDIR_MANIFEST);
+	char *manifest = tu_read_in(dir, CG_OUTDIR_MANIFEST, NULL);
 	assert_string_equal(manifest, "chart.svg\nreport.md\nreport.html\n");
 	free(manifest);
 	free(got_md);
@@ -88,11 +77,11 @@ static void without_html_only_the_markdown_is_written(void **state)
 	cg_doc *d = sample_doc();
 	assert_int_equal(cg_doc_save(d, od, "diff", false, &err), 0);
 	assert_int_equal(cg_outdir_commit(od, &err), 0);
-	char *md = file_in(dir, "diff.md");
+	char *md = tu_read_in(dir, "diff.md", NULL);
 	assert_non_null(strstr(md, "# Memory report \xe2\x80\x94 &lt;run&gt;\n"));
 	free(md);
 	assert_false(exists_in(dir, "diff.html"));
-	char *manifest = file_in(dir, CG_OUTDIR_MANIFEST);
+	char *manifest = tu_read_in(dir, CG_OUTDIR_MANIFEST, NULL);
 	assert_string_equal(manifest, "diff.md\n");
 	free(manifest);
 	cg_doc_free(d);

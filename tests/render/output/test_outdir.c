@@ -62,20 +62,9 @@ static void put_in(cg_outdir *od, const char *name, const char *text)
 	free(p);
 }
 
-/* The text of dir/name; fails when it is missing. */
-static char *text_of(const char *dir, const char *name)
-{
-	char p[700];
-	snprintf(p, sizeof p, "%s/%s", dir, name);
-	char *s = tu_read(p, NULL);
-	if (!s)
-		fail_msg("%s is missing", p);
-	return s;
-}
-
 static void assert_text(const char *dir, const char *name, const char *expected)
 {
-	char *s = text_of(dir, name);
+	char *s = tu_read_in(dir, name, NULL);
 	assert_string_equal(s, expected);
 	free(s);
 }
