@@ -21,7 +21,7 @@ void cg_kineto_device_name(int64_t type, int64_t id, char *buf, size_t size)
 		"vulkan", "metal", "xpu", "mps", "meta", "hpu", "ve", "lazy", "ipu", "mtia",
 		"privateuseone",
 	};
-	char type_buf[48]; /* "device_type_" and any int64 */
+	char type_buf[33]; /* "device_type_" (12), any int64 (at most 20), NUL */
 	const char *t = type_buf;
 	if (type >= 0 && type < (int64_t)(sizeof names / sizeof names[0]))
 		t = names[type];
