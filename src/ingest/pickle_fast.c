@@ -44,11 +44,20 @@ enum {
 
 #define MORE_INPUT ((size_t)64 << 10) /* CPython frames at 64 KiB */
 
+#define KEY_TEMPLATE 16 /* an entry's pairs whose key gets are remembered */
+
 typedef struct scan {
 	cg_pickle *pk;
 	const unsigned char *p, *end;
 	size_t vsp; /* the general path's stack height here */
 	size_t nk;  /* entry keys */
+	/* The key get of an entry's pair i as last read in this batch: its
+	 * bytes (BINGET or LONG_BINGET, 0 bytes for none) and which entry key
+	 * it named. Within a batch memo slots are only appended, so the same
+	 * bytes get the same key node: CPython writes every entry's keys so. */
+	uint8_t key_len[KEY_TEMPLATE];
+	uint64_t key_word[KEY_TEMPLATE]; /* the bytes, little-endian, zero above */
+	int8_t key_j[KEY_TEMPLATE];
 } scan;
 
 /* A value read: a node (one reference held), or a scalar or a str left in
@@ -523,6 +532,43 @@ static int key_index(const scan *s, const fval *k)
 	return found;
 }
 
+/* The key get at s->p is pair's remembered one, followed by neither
+ * FRAME nor MEMOIZE: what scan_value and key_index would do with it,
+ * without looking the key up again (its node's references end where
+ * they began). */
+static inline bool same_key_get(scan *s, size_t pair, int *j)
+{
+	size_t n = pair < KEY_TEMPLATE ? s->key_len[pair] : 0;
+	if (!n || !have(s, 8))
+		return false;
+	uint64_t mask = ((uint64_t)1 << (8 * n)) - 1; /* n is 2 or 5 */
+	if (((rd64(s->p) ^ s->key_word[pair]) & mask) != 0 || s->p[n] == F_FRAME || s->p[n] == F_MEMOIZE ||
+	    s->vsp >= s->pk->o.max_depth)
+		return false;
+	s->p += n;
+	s->pk->gets++;
+	s->vsp++;
+	*j = s->key_j[pair];
+	return true;
+}
+
+/* Remembers the key just read at key_at when it was a plain memo get. */
+static void learn_key_get(scan *s, size_t pair, const unsigned char *key_at, int j)
+{
+	if (pair >= KEY_TEMPLATE)
+		return;
+	size_t n = (size_t)(s->p - key_at);
+	bool get = (*key_at == F_BINGET && n == 2) || (*key_at == F_LONG_BINGET && n == 5);
+	s->key_len[pair] = get ? (uint8_t)n : 0;
+	if (get) {
+		uint64_t w = 0;
+		for (size_t i = n; i-- > 0;)
+			w = w << 8 | key_at[i];
+		s->key_word[pair] = w;
+		s->key_j[pair] = (int8_t)j;
+	}
+}
+
 /* Pending dict i's slots. */
 static inline cg_pk *pend_inl(cg_pickle *pk, size_t i) { return pk->pend + i * pk->o.nentry_keys; }
 static inline cg_pk **pend_node(cg_pickle *pk, size_t i) { return pk->pend_node + i * pk->o.nentry_keys; }
@@ -566,12 +612,19 @@ static bool scan_entry(scan *s, size_t i)
 			s->p++;
 			break;
 		}
-		fval k, v;
-		if (!scan_value(s, &k, true))
-			return false;
-		s->vsp++;
-		int j = key_index(s, &k);
-		drop(&k, pk);
+		size_t pair = pushed / 2;
+		int j;
+		if (!same_key_get(s, pair, &j)) {
+			const unsigned char *key_at = s->p;
+			fval k;
+			if (!scan_value(s, &k, true))
+				return false;
+			s->vsp++;
+			j = key_index(s, &k);
+			drop(&k, pk);
+			learn_key_get(s, pair, key_at, j);
+		}
+		fval v;
 		if (!scan_value(s, &v, true))
 			return false;
 		s->vsp++;
@@ -648,7 +701,7 @@ int cg_pickle_fast_batch(cg_pickle *pk)
 	cg_pk *list = pk->stack[pk->sp - 1];
 	if (list->type != CG_PK_LIST)
 		return 0;
-	scan s = {pk, pk->p + 1, pk->end, pk->sp, nk};
+	scan s = {.pk = pk, .p = pk->p + 1, .end = pk->end, .vsp = pk->sp, .nk = nk};
 	if (!skip_frames(&s) || *s.p != F_EMPTY_DICT)
 		return 0;
 	uint64_t memo0 = pk->memo_len, puts0 = pk->puts, gets0 = pk->gets;
