@@ -397,18 +397,31 @@ static int add_spans(cg_snap_reader *x, span_builder *b, cg_str *ids)
 static size_t hex_address(char buf[24], uint64_t a)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	size_t n = 0;
-	do {
-		tmp[n++] = digits[a & 15];
-		a >>= 4;
-	} while (a);
+	size_t n = a ? (size_t)(67 - __builtin_clzll((unsigned long long)a)) / 4 : 1;
 	buf[0] = '0';
 	buf[1] = 'x';
-	for (size_t i = 0; i < n; i++)
-		buf[2 + i] = tmp[n - 1 - i];
+	for (size_t i = n; i-- > 0; a >>= 4)
+		buf[2 + i] = digits[a & 15];
 	buf[2 + n] = 0;
 	return 2 + n;
+}
+
+/* The tensor id of an address: the allocator hands the same addresses
+ * out again and again, so each is formatted and interned once (ids are
+ * still given in order of first use). */
+static int address_id(cg_timeline *tl, cg_u64map *ids, uint64_t a, cg_str *out)
+{
+	uint32_t *slot = a != UINT64_MAX ? cg_u64map_slot(ids, a + 1) : NULL;
+	if (slot && *slot) {
+		*out = *slot - 1;
+		return 0;
+	}
+	char buf[24];
+	size_t len = hex_address(buf, a);
+	int rc = cg_timeline_intern(tl, buf, len, out);
+	if (rc == 0 && slot && *out != UINT32_MAX)
+		*slot = *out + 1;
+	return rc;
 }
 
 static int add_reserved(cg_snap_reader *x, uint32_t d, cg_error *err)
@@ -480,11 +493,9 @@ static size_t early_blocks(cg_snap_reader *x, span_builder *b, early_block **out
 	return n;
 }
 
-static int add_early_block(cg_snap_reader *x, const early_block *e, const cg_str *ids)
+static int add_early_block(cg_snap_reader *x, const early_block *e, const cg_str *ids, cg_u64map *address_ids)
 {
 	const cg_snap_block *blk = &x->s->blocks[e->block];
-	char addr[24];
-	size_t alen = hex_address(addr, blk->address);
 	cg_mem_in m = {0};
 	m.t_ns = e->t_ns;
 	m.bytes = blk->requested;
@@ -493,7 +504,7 @@ static int add_early_block(cg_snap_reader *x, const early_block *e, const cg_str
 	m.device = e->device;
 	m.action = CG_ALLOC;
 	m.category = CG_CAT_UNKNOWN;
-	int rc = cg_timeline_intern(x->tl, addr, alen, &m.tensor);
+	int rc = address_id(x->tl, address_ids, blk->address, &m.tensor);
 	return rc < 0 ? rc : cg_timeline_add_mem(x->tl, &m);
 }
 
@@ -517,9 +528,10 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 	early_block *early;
 	size_t nearly = early_blocks(x, b, &early);
 	cg_str *ids = cg_malloc((b->n ? b->n : 1) * sizeof *ids);
+	cg_u64map address_ids = {0};
 	int rc = add_spans(x, b, ids);
 	for (size_t i = 0; i < nearly && rc == 0; i++)
-		rc = add_early_block(x, &early[i], ids);
+		rc = add_early_block(x, &early[i], ids, &address_ids);
 	cg_free(early);
 	for (size_t i = 0; i < s->nentries && rc == 0; i++) {
 		const cg_snap_entry *e = &s->entries[i];
@@ -536,8 +548,6 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 		}
 		if (e->action != CG_SNAP_ALLOC && e->action != CG_SNAP_FREE_COMPLETED)
 			continue;
-		char addr[24];
-		size_t alen = hex_address(addr, e->addr);
 		cg_mem_in m = {0};
 		m.t_ns = e->t_ns;
 		m.bytes = e->size;
@@ -548,10 +558,11 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 		m.device = e->device;
 		m.action = e->action == CG_SNAP_ALLOC ? CG_ALLOC : CG_FREE;
 		m.category = CG_CAT_UNKNOWN;
-		rc = cg_timeline_intern(tl, addr, alen, &m.tensor);
+		rc = address_id(tl, &address_ids, e->addr, &m.tensor);
 		if (rc == 0)
 			rc = cg_timeline_add_mem(tl, &m);
 	}
+	cg_u64map_free(&address_ids);
 	cg_free(ids);
 	cg_free(span_of);
 	if (rc < 0) {
