@@ -76,32 +76,41 @@ static bool key_less(const blk *x, const blk *y)
 	return x->size != y->size ? x->size < y->size : x->addr < y->addr;
 }
 
+/* The treap operations walk down by links instead of recursing: the
+ * replay runs them for every record. Max-heap on prio. */
 static uint32_t merge(model *m, uint32_t l, uint32_t r)
 {
-	if (l == CG_NONE)
-		return r;
-	if (r == CG_NONE)
-		return l;
-	if (m->b[l].prio > m->b[r].prio) {
-		m->b[l].right = merge(m, m->b[l].right, r);
-		return l;
+	uint32_t root, *link = &root;
+	while (l != CG_NONE && r != CG_NONE) {
+		if (m->b[l].prio > m->b[r].prio) {
+			*link = l;
+			link = &m->b[l].right;
+			l = m->b[l].right;
+		} else {
+			*link = r;
+			link = &m->b[r].left;
+			r = m->b[r].left;
+		}
 	}
-	m->b[r].left = merge(m, l, m->b[r].left);
-	return r;
+	*link = l != CG_NONE ? l : r;
+	return root;
 }
 
 /* Splits t into keys less than x's (*l) and the rest (*r). */
 static void split(model *m, uint32_t t, const blk *x, uint32_t *l, uint32_t *r)
 {
-	if (t == CG_NONE) {
-		*l = *r = CG_NONE;
-	} else if (key_less(&m->b[t], x)) {
-		split(m, m->b[t].right, x, &m->b[t].right, r);
-		*l = t;
-	} else {
-		split(m, m->b[t].left, x, l, &m->b[t].left);
-		*r = t;
+	while (t != CG_NONE) {
+		if (key_less(&m->b[t], x)) {
+			*l = t;
+			l = &m->b[t].right;
+			t = m->b[t].right;
+		} else {
+			*r = t;
+			r = &m->b[t].left;
+			t = m->b[t].left;
+		}
 	}
+	*l = *r = CG_NONE;
 }
 
 static void tree_insert(model *m, uint32_t x)
@@ -111,26 +120,20 @@ static void tree_insert(model *m, uint32_t x)
 	m->rng ^= m->rng >> 17;
 	m->rng ^= m->rng << 5;
 	b->prio = m->rng;
-	b->left = b->right = CG_NONE;
-	uint32_t l, r;
-	split(m, m->root[b->pool], b, &l, &r);
-	m->root[b->pool] = merge(m, merge(m, l, x), r);
-}
-
-static uint32_t erase(model *m, uint32_t t, uint32_t x)
-{
-	if (t == x)
-		return merge(m, m->b[t].left, m->b[t].right);
-	if (key_less(&m->b[x], &m->b[t]))
-		m->b[t].left = erase(m, m->b[t].left, x);
-	else
-		m->b[t].right = erase(m, m->b[t].right, x);
-	return t;
+	uint32_t *link = &m->root[b->pool];
+	while (*link != CG_NONE && m->b[*link].prio > b->prio)
+		link = key_less(b, &m->b[*link]) ? &m->b[*link].left : &m->b[*link].right;
+	split(m, *link, b, &b->left, &b->right);
+	*link = x;
 }
 
 static void tree_remove(model *m, uint32_t x)
 {
-	m->root[m->b[x].pool] = erase(m, m->root[m->b[x].pool], x);
+	uint32_t *link = &m->root[m->b[x].pool];
+	while (*link != x && *link != CG_NONE)
+		link = key_less(&m->b[x], &m->b[*link]) ? &m->b[*link].left : &m->b[*link].right;
+	if (*link == x)
+		*link = merge(m, m->b[x].left, m->b[x].right);
 }
 
 /* The smallest free block of the pool with at least size bytes (lowest
