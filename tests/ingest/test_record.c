@@ -284,6 +284,18 @@ static void integers_parse_exactly_at_the_limits(void **state)
 	assert_string_equal(why, "does not fit in 64 bits");
 	assert_int_equal(cg_parse_u64("012", 3, &v, &why), -1);
 	assert_int_equal(cg_parse_u64("+1", 2, &v, &why), -1);
+	assert_int_equal(cg_parse_u64("9999999999999999999", 19, &v, &why), 0);
+	assert_int_equal(v, 9999999999999999999ull); /* the longest one-pass number */
+	assert_int_equal(cg_parse_u64("10000000000000000000", 20, &v, &why), 0);
+	assert_int_equal(v, 10000000000000000000ull);
+	assert_int_equal(cg_parse_u64("12a", 3, &v, &why), -1);
+	assert_string_equal(why, "is not a valid JSON integer");
+	assert_int_equal(cg_parse_u64("1.5", 3, &v, &why), -1);
+	assert_string_equal(why, "is not an integer");
+	assert_int_equal(cg_parse_u64("-7", 2, &v, &why), -1);
+	assert_string_equal(why, "is negative");
+	assert_int_equal(cg_parse_u64("", 0, &v, &why), -1);
+	assert_string_equal(why, "is empty");
 }
 
 int main(void)
