@@ -12,7 +12,7 @@ typedef struct window {
 	uint64_t t0, t1;
 	uint32_t l, r;	/* the window covers v[l .. r] */
 	uint32_t owner; /* step index, or CG_NONE - 1 - phase */
-	uint64_t max, end;
+	uint64_t max, end, start; /* start: v[l], the live bytes entering it */
 	uint32_t argmax;
 } window;
 
@@ -93,6 +93,17 @@ typedef struct stack_entry {
 	uint64_t value;
 } stack_entry;
 
+/* A window's start position, to visit the windows in order of l too. */
+typedef struct start_entry {
+	uint32_t l, q;
+} start_entry;
+
+static int cmp_by_l(const void *a, const void *b)
+{
+	const start_entry *x = a, *y = b;
+	return x->l < y->l ? -1 : x->l > y->l;
+}
+
 /* Answers every window in one sweep of the live series: the stack holds
  * the positions whose value no later position exceeds, so the first entry
  * at or after a window's start is the first maximum inside it. */
@@ -107,12 +118,19 @@ static void answer_windows(const cg_timeline *tl, const cg_device *dev, window *
 			w[q].r = w[q].l;
 	}
 	qsort(w, n, sizeof *w, cmp_by_r);
+	start_entry *starts = cg_malloc(n * sizeof *starts);
+	for (size_t q = 0; q < n; q++)
+		starts[q] = (start_entry){w[q].l, (uint32_t)q};
+	qsort(starts, n, sizeof *starts, cmp_by_l);
 	stack_entry *st = NULL;
-	size_t cap = 0, top = 0, q = 0;
+	size_t cap = 0, top = 0, q = 0, next_start = 0;
 	uint64_t live = cg_device_initial_live(dev);
+	/* l <= r, so every start is seen before the last window ends the loop */
 	for (uint32_t j = 0; j <= dev->mem_count && q < n; j++) {
 		if (j > 0)
 			live = cg_timeline_live_after(tl, dev->mem_first + j - 1, live);
+		for (; next_start < n && starts[next_start].l == j; next_start++)
+			w[starts[next_start].q].start = live;
 		while (top > 0 && st[top - 1].value < live)
 			top--;
 		CG_GROW(st, cap, top + 1);
@@ -132,6 +150,7 @@ static void answer_windows(const cg_timeline *tl, const cg_device *dev, window *
 		}
 	}
 	cg_free(st);
+	cg_free(starts);
 }
 
 /* When a window's maximum was first reached: its start when it is the
@@ -208,6 +227,7 @@ static void device_windows(const cg_timeline *tl, const cg_device *dev, const cg
 			s->peak_bytes = x->max;
 			s->peak_t_ns = when;
 			s->peak_after = x->argmax == 0 ? CG_NONE : dev->mem_first + x->argmax - 1;
+			s->live_at_start = x->start;
 			s->live_at_end = x->end;
 			continue;
 		}
@@ -221,23 +241,10 @@ static void device_windows(const cg_timeline *tl, const cg_device *dev, const cg
 	cg_free(w);
 }
 
-/* Live bytes entering each step: the value just before its window. */
-static void step_starts(const cg_timeline *tl, const cg_device *dev, const cg_overtime_input *in,
-			cg_overtime_device *o)
+/* Each step's growth: live bytes at its end against the previous step's
+ * end (the first step: against its start). */
+static void step_growth(const cg_overtime_input *in, cg_overtime_device *o)
 {
-	/* Steps come in time order, so one merge walk finds every start (a
-	 * step out of order restarts the walk). */
-	uint64_t live = 0;
-	uint32_t j = UINT32_MAX;
-	for (uint32_t k = 0; k < in->nsteps; k++) {
-		if (j == UINT32_MAX || in->step_start[k] < in->step_start[k - 1]) {
-			live = cg_device_initial_live(dev);
-			j = 0;
-		}
-		while (j < dev->mem_count && tl->mem[dev->mem_first + j].t_ns < in->step_start[k])
-			live = cg_timeline_live_after(tl, dev->mem_first + j++, live);
-		o->steps[k].live_at_start = live;
-	}
 	for (uint32_t k = 0; k < in->nsteps; k++) {
 		uint64_t before = k ? o->steps[k - 1].live_at_end : o->steps[k].live_at_start;
 		o->steps[k].growth = difference(o->steps[k].live_at_end, before);
@@ -268,7 +275,7 @@ int cg_overtime_run(cg_overtime_result **out, const cg_timeline *tl, const cg_ov
 		sweep_records(tl, dev, in, o);
 		if (o->timed) {
 			device_windows(tl, dev, in, phase_w, nphase_w, o);
-			step_starts(tl, dev, in, o);
+			step_growth(in, o);
 		}
 	}
 	cg_free(phase_w);

@@ -556,15 +556,6 @@ uint32_t cg_timeline_mem_replaced(const cg_timeline *tl, uint32_t i)
 	return CG_NONE;
 }
 
-uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i)
-{
-	const cg_mem *m = &tl->mem[i];
-	if (m->action == CG_FREE)
-		return m->bytes;
-	uint32_t r = cg_timeline_mem_replaced(tl, i);
-	return r == CG_NONE ? 0 : tl->mem[r].bytes;
-}
-
 const char *cg_timeline_span_id(const cg_timeline *tl, uint32_t span, char buf[CG_SPAN_ID_BUF], size_t *len)
 {
 	const cg_span *s = &tl->spans[span];

@@ -535,10 +535,21 @@ static inline uint64_t cg_mem_added(const cg_mem *m)
 {
 	return m->action == CG_ALLOC ? m->bytes : 0;
 }
-uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i);
 /* For an alloc flagged CG_MEM_REPLACES: the index of the allocation it
  * ended (whose category its removed bytes belong to); CG_NONE otherwise. */
 uint32_t cg_timeline_mem_replaced(const cg_timeline *tl, uint32_t i);
+/* Inline because every sweep over the records asks it of each one; only
+ * the rare replacing alloc needs the search. */
+static inline uint64_t cg_timeline_mem_removed(const cg_timeline *tl, uint32_t i)
+{
+	const cg_mem *m = &tl->mem[i];
+	if (m->action == CG_FREE)
+		return m->bytes;
+	if (!(m->flags & CG_MEM_REPLACES))
+		return 0;
+	uint32_t r = cg_timeline_mem_replaced(tl, i);
+	return r == CG_NONE ? 0 : tl->mem[r].bytes;
+}
 
 /* Live bytes of a device before its first record: allocated before the
  * trace (freed in it) and before profiling. Fits: finalize checks it. */
