@@ -34,7 +34,14 @@ char *cg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * *cap is updated. Doubling growth, overflow-checked. */
 void cg_grow(void **items, size_t *cap, size_t need, size_t elem_size);
 
+/* The check inline: most calls find the room there already. */
+static inline void cg_grow_if_full(void **items, size_t *cap, size_t need, size_t elem_size)
+{
+	if (need > *cap)
+		cg_grow(items, cap, need, elem_size);
+}
+
 #define CG_GROW(items, cap, need) \
-	cg_grow((void **)&(items), &(cap), (need), sizeof(*(items)))
+	cg_grow_if_full((void **)&(items), &(cap), (need), sizeof(*(items)))
 
 #endif
