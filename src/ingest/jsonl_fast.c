@@ -26,6 +26,7 @@
 
 typedef struct scan {
 	const char *p, *end;
+	const char *begin; /* the line's first byte */
 	cg_jsonl_parser *parser;
 	char *scratch; /* where string copies go */
 } scan;
@@ -56,22 +57,36 @@ static inline void skip_ws(scan *s)
 }
 
 #ifdef __SSE2__
-/* Sixteen bytes at a time while they fit before end: stops at the first
- * chunk holding a byte that is not plain (compared as signed, bytes from
- * 0x80 up are below 0x20 too). */
-static inline const char *skip_plain16(const char *p, const char *end)
+/* One bit per byte of the sixteen at p that is not plain (compared as
+ * signed, bytes from 0x80 up are below 0x20 too). */
+static inline unsigned stop_bits16(const char *p)
 {
 	const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'),
 		      del = _mm_set1_epi8(0x7f), space = _mm_set1_epi8(0x20);
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+				    _mm_or_si128(_mm_cmpeq_epi8(v, del), _mm_cmplt_epi8(v, space)));
+	return (unsigned)_mm_movemask_epi8(stop);
+}
+
+/* The first byte at or after p that is not plain, or end. Sixteen bytes at
+ * a time; fewer than sixteen left are read as the line's last sixteen
+ * (shifted to start at p), so no byte before begin or from end on is read
+ * and only lines shorter than sixteen bytes take the byte loop. */
+static inline const char *skip_plain(const char *p, const char *begin, const char *end)
+{
 	while (end - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-					    _mm_or_si128(_mm_cmpeq_epi8(v, del), _mm_cmplt_epi8(v, space)));
-		unsigned bits = (unsigned)_mm_movemask_epi8(stop);
+		unsigned bits = stop_bits16(p);
 		if (bits)
 			return p + __builtin_ctz(bits);
 		p += 16;
 	}
+	if (p < end && end - begin >= 16) {
+		unsigned bits = stop_bits16(end - 16) >> (16 - (end - p));
+		return bits ? p + __builtin_ctz(bits) : end;
+	}
+	while (p < end && plain((unsigned char)*p))
+		p++;
 	return p;
 }
 #else
@@ -97,17 +112,22 @@ static inline const char *skip_plain16(const char *p, const char *end)
 	}
 	return p;
 }
+
+static inline const char *skip_plain(const char *p, const char *begin, const char *end)
+{
+	(void)begin;
+	p = skip_plain16(p, end);
+	while (p < end && plain((unsigned char)*p))
+		p++;
+	return p;
+}
 #endif
 
 /* A string at s->p (the opening quote); on success s->p is past the closing
  * quote, and text and len give its bytes in the line. */
 static inline __attribute__((always_inline)) bool string_span(scan *s, const char **text, size_t *len)
 {
-	/* Whole chunks first; the bytes left (under 16, or the one that
-	 * stopped the chunks) one by one. */
-	const char *p = skip_plain16(s->p + 1, s->end);
-	while (p < s->end && plain((unsigned char)*p))
-		p++;
+	const char *p = skip_plain(s->p + 1, s->begin, s->end);
 	if (p >= s->end || *p != '"')
 		return false;
 	*text = s->p + 1;
@@ -116,12 +136,20 @@ static inline __attribute__((always_inline)) bool string_span(scan *s, const cha
 	return true;
 }
 
+/* Bytes of slack after a line's strings in scratch, so a short string is
+ * copied as one sixteen-byte move. */
+#define SCRATCH_SLACK 16
+
 /* The copy is NUL-terminated, as cJSON's valuestring is. Scratch holds the
- * whole line plus one, enough for every string in it with its NUL. */
-static const char *copy_string(scan *s, const char *text, size_t len)
+ * whole line plus one, enough for every string in it with its NUL, and
+ * SCRATCH_SLACK more. */
+static inline const char *copy_string(scan *s, const char *text, size_t len)
 {
 	char *d = s->scratch;
-	memcpy(d, text, len);
+	if (len <= 16 && s->end - text >= 16)
+		memcpy(d, text, 16); /* the bytes after len are overwritten or unused */
+	else
+		memcpy(d, text, len);
 	d[len] = '\0';
 	s->scratch += len + 1;
 	return d;
@@ -133,8 +161,22 @@ static bool delimiter(const scan *s)
 	       *s->p == '\t';
 }
 
-static const char *digits(const char *p, const char *end)
+static inline const char *digits(const char *p, const char *end)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* Eight bytes at a time: a byte is a digit when its high nibble is 3
+	 * and adding 6 keeps it 3. A byte from 0xfa up carries into the next
+	 * one, but is itself not a digit, so the first one flagged is right. */
+	while (end - p >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		uint64_t not_digit = ((w & 0xf0f0f0f0f0f0f0f0ull) ^ 0x3030303030303030ull) |
+				     (((w + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) ^ 0x3030303030303030ull);
+		if (not_digit)
+			return p + (__builtin_ctzll(not_digit) >> 3);
+		p += 8;
+	}
+#endif
 	while (p < end && *p >= '0' && *p <= '9')
 		p++;
 	return p;
@@ -246,7 +288,7 @@ static bool skip_value(scan *s, int depth)
 
 /* One value into v as jsonl.c's value_of does: strings copied, numbers,
  * arrays and objects as their text. Arrays leave first/count to the caller. */
-static bool scan_value(scan *s, cg_jval *v, int depth)
+static inline __attribute__((always_inline)) bool scan_value(scan *s, cg_jval *v, int depth)
 {
 	const char *start = s->p, *t;
 	size_t n;
@@ -302,7 +344,7 @@ static bool array_field(scan *s, cg_fields *f, cg_jval *v)
 		for (;;) {
 			CG_GROW(f->elems, f->elems_cap, f->nelems + 1);
 			cg_jval *e = &f->elems[f->nelems];
-			memset(e, 0, sizeof *e);
+			*e = (cg_jval){0};
 			if (!scan_value(s, e, 1))
 				return false;
 			f->nelems++;
@@ -325,8 +367,66 @@ static bool array_field(scan *s, cg_fields *f, cg_jval *v)
 	return true;
 }
 
-static bool scan_members(scan *s, cg_fields *f)
+static inline uint64_t rd64(const char *p)
 {
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
+}
+
+/* Remembers the text before a value, as words and masks for lit_at. */
+static void set_lit(cg_jsonl_lit *l, const char *text, size_t len)
+{
+	unsigned char ones[CG_JSONL_SHAPE_LIT] = {0};
+	memset(l, 0, sizeof *l);
+	memcpy(l->text, text, len);
+	memset(ones, 0xff, len);
+	l->len = (uint8_t)len;
+	for (int i = 0; i < 3; i++) {
+		memcpy(&l->word[i], l->text + 8 * i, 8);
+		memcpy(&l->mask[i], ones + 8 * i, 8);
+	}
+}
+
+/* Whether the line at p continues with l's text. */
+static inline bool lit_at(const char *p, const char *end, const cg_jsonl_lit *l)
+{
+	size_t avail = (size_t)(end - p);
+	if (avail >= CG_JSONL_SHAPE_LIT)
+		return (((rd64(p) ^ l->word[0]) & l->mask[0]) | ((rd64(p + 8) ^ l->word[1]) & l->mask[1]) |
+			((rd64(p + 16) ^ l->word[2]) & l->mask[2])) == 0;
+	return avail >= l->len && memcmp(p, l->text, l->len) == 0;
+}
+
+/* Reads a line of shape sh: 1 when it has that shape (the fields filled as
+ * scan_members fills them: the same bytes take the same steps there), 0
+ * when a value is not one this path reads (scan_members would fail on it
+ * too), -1 when the line has another shape. */
+static int match_shape(scan *s, cg_fields *f, const cg_jsonl_shape *sh)
+{
+	for (unsigned i = 0; i < sh->nkeys; i++) {
+		if (!lit_at(s->p, s->end, &sh->lit[i]))
+			return -1;
+		s->p += sh->lit[i].len;
+		int k = sh->key[i];
+		f->present |= (uint64_t)1 << k;
+		if (s->p < s->end && *s->p == '[' ? !array_field(s, f, &f->v[k]) : !scan_value(s, &f->v[k], 1))
+			return 0;
+	}
+	skip_ws(s);
+	if (s->p >= s->end || *s->p != '}')
+		return -1;
+	s->p++;
+	return 1;
+}
+
+/* Reads the members of the line's object; with learn, also notes the line's
+ * shape there (learn->nkeys stays 0 when the line has none: an unread or
+ * repeated key, too many keys, too long a text before a value). */
+static bool scan_members(scan *s, cg_fields *f, cg_jsonl_shape *learn)
+{
+	const char *before = s->p; /* where the text before the next value starts */
+	unsigned nkeys = 0;
 	skip_ws(s);
 	if (s->p >= s->end || *s->p != '{')
 		return false;
@@ -347,7 +447,17 @@ static bool scan_members(scan *s, cg_fields *f)
 		s->p++;
 		skip_ws(s);
 		int k = cg_field_lookup(key, keylen);
-		if (k < 0 || f->v[k].type != CG_JT_ABSENT) {
+		bool first = k >= 0 && f->v[k].type == CG_JT_ABSENT;
+		if (learn) {
+			size_t n = (size_t)(s->p - before);
+			if (!first || nkeys == CG_JSONL_SHAPE_KEYS || n > CG_JSONL_SHAPE_LIT) {
+				learn = NULL;
+			} else {
+				set_lit(&learn->lit[nkeys], before, n);
+				learn->key[nkeys++] = (uint8_t)k;
+			}
+		}
+		if (!first) {
 			/* Not read, or a repeated key: the first occurrence wins. */
 			if (!skip_value(s, 1))
 				return false;
@@ -356,11 +466,14 @@ static bool scan_members(scan *s, cg_fields *f)
 			if (s->p < s->end && *s->p == '[' ? !array_field(s, f, &f->v[k]) : !scan_value(s, &f->v[k], 1))
 				return false;
 		}
+		before = s->p;
 		skip_ws(s);
 		if (s->p >= s->end)
 			return false;
 		if (*s->p == '}') {
 			s->p++;
+			if (learn)
+				learn->nkeys = (uint8_t)nkeys;
 			return true;
 		}
 		if (*s->p != ',')
@@ -370,21 +483,68 @@ static bool scan_members(scan *s, cg_fields *f)
 	}
 }
 
+/* The shape to try for a line starting with the sixteen bytes h0 h1. */
+static cg_jsonl_shape *find_shape(cg_jsonl_parser *p, uint64_t h0, uint64_t h1)
+{
+	cg_jsonl_shape *sh = &p->shapes[p->last_shape];
+	if (sh->nkeys && sh->head[0] == h0 && sh->head[1] == h1)
+		return sh;
+	for (unsigned i = 0; i < CG_JSONL_SHAPES; i++) {
+		sh = &p->shapes[i];
+		if (sh->nkeys && sh->head[0] == h0 && sh->head[1] == h1) {
+			p->last_shape = i;
+			return sh;
+		}
+	}
+	return NULL;
+}
+
 int cg_jsonl_parse_fast(cg_jsonl_parser *p, const char *line, size_t len, const cg_fields **out)
 {
 	cg_fields *f = &p->fields;
 	cg_fields_clear(f);
-	CG_GROW(p->scratch, p->scratch_cap, len + 1);
-	scan s = {line, line + len, p, p->scratch};
-	if (!scan_members(&s, f))
-		return 0;
+	CG_GROW(p->scratch, p->scratch_cap, len + 1 + SCRATCH_SLACK);
+	scan s = {.p = line, .end = line + len, .begin = line, .parser = p, .scratch = p->scratch};
+	/* Lines of one kind repeat one shape: try the one last seen with the
+	 * same first sixteen bytes, else read the line and learn its shape. */
+	cg_jsonl_shape *learn = NULL;
+	int shaped = -1;
+	if (len >= 16) {
+		uint64_t h0 = rd64(line), h1 = rd64(line + 8);
+		cg_jsonl_shape *sh = find_shape(p, h0, h1);
+		if (sh) {
+			shaped = match_shape(&s, f, sh);
+			if (shaped == 0)
+				return 0;
+			if (shaped < 0) {
+				cg_fields_clear(f);
+				s.p = line;
+				s.scratch = p->scratch;
+			}
+		}
+		if (shaped < 0) {
+			learn = sh ? sh : &p->shapes[p->next_shape++ % CG_JSONL_SHAPES];
+			learn->nkeys = 0;
+			learn->head[0] = h0;
+			learn->head[1] = h1;
+		}
+	}
+	if (shaped < 0 && !scan_members(&s, f, learn))
+		goto decline;
 	skip_ws(&s);
 	if (s.p != s.end)
-		return 0;
+		goto decline;
 	/* Meta records keep every member: cJSON's path lists them. */
 	const cg_jval *kind = &f->v[CG_F_KIND];
 	if (kind->type == CG_JT_STRING && kind->n == 4 && memcmp(kind->s, "meta", 4) == 0)
-		return 0;
+		goto decline;
+	if (learn && learn->nkeys)
+		p->last_shape = (unsigned)(learn - p->shapes);
+	p->shaped_lines += shaped > 0;
 	*out = f;
 	return 1;
+decline:
+	if (learn)
+		learn->nkeys = 0;
+	return 0;
 }

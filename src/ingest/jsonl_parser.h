@@ -11,7 +11,28 @@ typedef struct cg_jsonl_arena {
 	cg_arena_chunk *head;
 } cg_jsonl_arena;
 
+/* A line shape the fast path saw (jsonl_fast.c): the bytes before each
+ * member's value (`{"kind":`, `,"bytes":`, spacing included) and the key each
+ * names. A line whose bytes between values are these is read value by value. */
+#define CG_JSONL_SHAPES 8
+#define CG_JSONL_SHAPE_KEYS 16
+#define CG_JSONL_SHAPE_LIT 24 /* longest text before a value kept in a shape */
+typedef struct cg_jsonl_lit {
+	uint64_t word[3], mask[3]; /* the text as three words, and its bytes */
+	uint8_t len;
+	char text[CG_JSONL_SHAPE_LIT];
+} cg_jsonl_lit;
+
+typedef struct cg_jsonl_shape {
+	uint64_t head[2]; /* the line's first 16 bytes: which shape to try */
+	uint8_t nkeys;	  /* 0: an unused slot */
+	uint8_t key[CG_JSONL_SHAPE_KEYS];
+	cg_jsonl_lit lit[CG_JSONL_SHAPE_KEYS];
+} cg_jsonl_shape;
+
 struct cg_jsonl_parser {
+	cg_jsonl_shape shapes[CG_JSONL_SHAPES];
+	unsigned last_shape, next_shape; /* tried first; replaced next */
 	cg_jsonl_arena arena; /* behind cJSON's hooks while it parses */
 	cg_fields fields;
 	cg_json_span *members; /* raw text of the top-level members */
@@ -22,6 +43,7 @@ struct cg_jsonl_parser {
 	size_t scratch_cap;
 	bool cjson_only;
 	uint64_t fast_lines, cjson_lines; /* how lines were parsed */
+	uint64_t shaped_lines;		  /* of the fast ones, read by a shape */
 };
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jsonl_diff.h"
+#include "jsonl_parser.h"
 
 typedef struct paths {
 	cg_jsonl_parser *fast, *ref;
@@ -148,6 +149,57 @@ static void anything_unusual_is_left_to_cjson(void **state)
 	assert_false(accepts(deep));
 }
 
+/* One parser reads these in turn, learning and reusing line shapes; each
+ * line must give what cJSON gives, and be accepted or declined as when read
+ * alone. */
+static void lines_read_by_a_learned_shape_agree_with_cjson(void **state)
+{
+	static const struct {
+		const char *line;
+		bool accepted;
+	} lines[] = {
+		{"{\"kind\":\"memory\",\"bytes\":12,\"shape\":[1,2],\"device\":\"cuda:0\"}", true},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":[3],\"device\":\"cpu\"}", true},
+		{"{\"kind\":\"memory\",\"bytes\":8,\"shape\":[],\"device\":\"a-much-longer-device-name\"}", true},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":[3],\"device\":\"cpu\",\"action\":\"free\"}", true},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":[3]}", true},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":[3]}", true},
+		{"{\"kind\":\"memory\",\"bytes\":7 ,\"shape\":[3]}", true},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":[3],\"bytes\":9}", true},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":[3]}", true},
+		{"{\"kind\":\"memory\",\"bytes\":1.,\"shape\":[3]}", false},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":[3]} x", false},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":[3]}   ", true},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":[3,\"x\"]}", true},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":[3}", false},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":[4]}", true},
+		{"{\"kind\":\"memory\",\"bytes\":\"7\",\"shape\":{\"a\":1}}", true},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":[4],", false},
+		{"{\"kind\":\"memory\",\"bytes\":7,\"shape\":", false},
+		{"{\"kind\":\"memory\",\"not_a_key\":1,\"bytes\":3}", true},
+		{"{\"kind\":\"memory\",\"not_a_key\":1,\"bytes\":3}", true},
+		{"{\"kind\":\"memory\",\"bytes\":5,\"an_unread_key_of_many_bytes\":1}", true},
+		{"{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\"}", false},
+		{"{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\"}", false},
+		{"{\"kind\":\"span_end\",\"id\":\"s1\",\"duration_ns\":5}", true},
+		{"{\"kind\":\"span_end\",\"id\":\"s2\",\"duration_ns\":6}", true},
+		{"{\"kind\":\"span_end\",\"id\":\"s2\",\"duration_ns\":6.}", false},
+		{"{\"bytes\":1}", true},
+	};
+	paths p = open_paths();
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		size_t before = p.accepted;
+		compare_line(&p, lines[i].line, strlen(lines[i].line), "shaped lines");
+		if ((p.accepted > before) != lines[i].accepted)
+			fail_msg("line %zu: %s", i, lines[i].line);
+		if (accepts(lines[i].line) != lines[i].accepted)
+			fail_msg("line %zu read alone: %s", i, lines[i].line);
+	}
+	/* The repeats were read by a shape: lines 1, 2, 5, 8, 11, 14 at least. */
+	assert_true(p.fast->shaped_lines >= 6);
+	close_paths(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +208,7 @@ int main(void)
 		cmocka_unit_test(common_shapes_are_scanned_without_cjson),
 		cmocka_unit_test(duplicate_keys_keep_their_first_value_in_both_paths),
 		cmocka_unit_test(anything_unusual_is_left_to_cjson),
+		cmocka_unit_test(lines_read_by_a_learned_shape_agree_with_cjson),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_cleanup();
