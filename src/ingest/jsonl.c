@@ -1,6 +1,7 @@
 #include "jsonl.h"
 
 #include <pthread.h>
+#include <string.h>
 
 #include "jsonl_parser.h"
 #include "xalloc.h"
@@ -23,6 +24,7 @@ void cg_jsonl_parser_free(cg_jsonl_parser *p)
 	cg_free(p->members);
 	cg_free(p->elems);
 	cg_free(p->scratch);
+	cg_free(p->line_copy);
 	cg_free(p);
 }
 
@@ -45,5 +47,10 @@ int cg_jsonl_parse(cg_jsonl_parser *p, const char *line, size_t len, const cg_fi
 		return 0;
 	}
 	p->cjson_lines++;
-	return cg_jsonl_parse_cjson(p, line, len, out, msg, msgsize);
+	/* cJSON reads up to a NUL, which the line's buffer may not have room
+	 * for; the copy also keeps the members' raw text while *out is used. */
+	CG_GROW(p->line_copy, p->line_copy_cap, len + 1);
+	memcpy(p->line_copy, line, len);
+	p->line_copy[len] = '\0';
+	return cg_jsonl_parse_cjson(p, p->line_copy, len, out, msg, msgsize);
 }

@@ -37,10 +37,9 @@ void cg_jsonl_mark_truncated(cg_timeline *tl, uint64_t line, const char *note)
 static int parse_line(cg_jsonl_ctx *in, const char *line, size_t len, uint64_t lineno,
 		      bool last_unterminated, cg_error *err);
 
-/* line[len] is writable: the newline, or the spare byte after the last line.
- * It holds a NUL while the line is parsed, and what it held after: a block
- * may be read again (ingest_par.c). */
-static int one_line(cg_jsonl_ctx *in, char *line, size_t len, uint64_t lineno, bool last_unterminated,
+/* The block is only read: it may be a mapped file's pages, and a block may
+ * be read again (ingest_par.c). */
+static int one_line(cg_jsonl_ctx *in, const char *line, size_t len, uint64_t lineno, bool last_unterminated,
 		    cg_error *err)
 {
 	if (len > 0 && line[len - 1] == '\r')
@@ -57,11 +56,7 @@ static int one_line(cg_jsonl_ctx *in, char *line, size_t len, uint64_t lineno, b
 	}
 	if (lineno >= UINT32_MAX)
 		return cg_error_set(err, CG_ELIMIT, "%s: more than %u lines", in->name, UINT32_MAX - 1);
-	char saved = line[len];
-	line[len] = '\0';
-	int rc = parse_line(in, line, len, lineno, last_unterminated, err);
-	line[len] = saved;
-	return rc;
+	return parse_line(in, line, len, lineno, last_unterminated, err);
 }
 
 static int parse_line(cg_jsonl_ctx *in, const char *line, size_t len, uint64_t lineno,
@@ -144,12 +139,12 @@ int cg_jsonl_block_add(cg_jsonl_ctx *in, cg_block *b, cg_error *err)
 		return cg_jsonl_gives_up_at(in, b->offset + b->overlong_bytes) ? cg_jsonl_no_record(in, true, err) : 0;
 	}
 	in->tl->source.lines = b->first_line + b->nlines - 1;
-	char *p = b->data, *end = b->data + b->len;
+	const char *p = b->data, *end = b->data + b->len;
 	uint64_t lineno = b->first_line;
 	while (p < end) {
 		if (cg_jsonl_gives_up_at(in, b->offset + (uint64_t)(p - b->data)))
 			return cg_jsonl_no_record(in, true, err);
-		char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		int rc = one_line(in, p, len, lineno, !nl && b->ends_without_newline, err);
 		if (rc < 0)

@@ -41,6 +41,8 @@ struct cg_jsonl_parser {
 	size_t elems_cap;
 	char *scratch; /* the fast path's NUL-terminated string copies */
 	size_t scratch_cap;
+	char *line_copy; /* a declined line with a NUL after it, for cJSON */
+	size_t line_copy_cap;
 	bool cjson_only;
 	uint64_t fast_lines, cjson_lines; /* how lines were parsed */
 	uint64_t shaped_lines;		  /* of the fast ones, read by a shape */

@@ -30,9 +30,9 @@ typedef struct cg_reader_options {
 #define CG_READER_OPTIONS_INIT {(size_t)64 << 20, (size_t)4 << 20}
 
 /* A block of lines. Every line ends in '\n' except, when
- * ends_without_newline is set, the last line of the file; cap > len, so a
- * line may be NUL-terminated in place. offset is where the block starts in
- * the decompressed bytes.
+ * ends_without_newline is set, the last line of the file (then cap > len).
+ * offset is where the block starts in the decompressed bytes. A block is
+ * only read: with mapped set its data are a plain file's mapped pages.
  *
  * When overlong is set the block holds no data: line first_line is longer
  * than the limit and is skipped, about a block's worth of bytes per
@@ -48,6 +48,7 @@ typedef struct cg_block {
 	uint64_t nlines;
 	bool ends_without_newline;
 	bool overlong;
+	bool mapped;
 	bool overlong_open, overlong_more;
 	uint64_t overlong_bytes;
 } cg_block;

@@ -233,6 +233,67 @@ static void bytes_after_the_last_gzip_member_are_ignored(void **state)
 	free(gz);
 }
 
+/* 100 lines "line 000\n" .. "line 099\n", 900 bytes. */
+static size_t numbered_lines(char *text)
+{
+	for (int i = 0; i < 100; i++)
+		snprintf(text + 9 * i, 10, "line %03d\n", i);
+	return 900;
+}
+
+/* Blocks of a plain file come from its mapped pages; one that grows or is
+ * cut short while read gives what read(2) would from there on. */
+static void a_plain_file_is_read_from_its_map_and_a_change_under_it_by_read(void **state)
+{
+	char text[1024];
+	size_t n = numbered_lines(text);
+	for (int change = 0; change < 3; change++) {
+		const char *path = tu_write("mapped.jsonl", text, n);
+		cg_reader *r = open_file(path, 64, 0);
+		cg_block b;
+		cg_error err = CG_ERROR_INIT;
+		assert_int_equal(cg_reader_next(r, &b, &err), 1);
+		assert_true(b.mapped);
+		assert_int_equal(b.len, 63); /* seven lines: the last newline in 64 bytes */
+		assert_int_equal(b.nlines, 7);
+		assert_memory_equal(b.data, text, 63);
+		cg_reader_release(r, &b);
+		size_t want = n;
+		if (change == 1) {
+			/* grown by two lines after the map was made */
+			int fd = open(path, O_WRONLY | O_APPEND);
+			assert_true(fd >= 0);
+			assert_int_equal(write(fd, "line 100\nline 101\n", 18), 18);
+			close(fd);
+			memcpy(text + n, "line 100\nline 101\n", 18);
+			want = n + 18;
+		} else if (change == 2) {
+			assert_int_equal(truncate(path, 297), 0); /* 33 lines left */
+			want = 297;
+		}
+		char got[1024];
+		size_t len = 63;
+		uint64_t lines = 7;
+		int rc;
+		while ((rc = cg_reader_next(r, &b, &err)) > 0) {
+			assert_int_equal(b.offset, len);
+			assert_int_equal(b.first_line, lines + 1);
+			assert_true(len + b.len <= sizeof got);
+			memcpy(got + len, b.data, b.len);
+			len += b.len;
+			lines += b.nlines;
+			cg_reader_release(r, &b);
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(len, want);
+		assert_memory_equal(got + 63, text + 63, want - 63);
+		assert_int_equal(lines, want / 9);
+		assert_int_equal(cg_reader_bytes_in(r), want);
+		assert_int_equal(cg_reader_bytes_out(r), want);
+		cg_reader_close(r);
+	}
+}
+
 static void the_last_line_without_a_newline_is_a_line(void **state)
 {
 	cg_reader *r = open_memory("one\ntwo", 7, 0, 0);
@@ -745,6 +806,7 @@ int main(void)
 		cmocka_unit_test(a_line_cut_across_reads_and_gzip_members_comes_whole),
 		cmocka_unit_test(bytes_after_the_last_gzip_member_are_ignored),
 		cmocka_unit_test(the_last_line_without_a_newline_is_a_line),
+		cmocka_unit_test(a_plain_file_is_read_from_its_map_and_a_change_under_it_by_read),
 		cmocka_unit_test(overlong_lines_are_skipped_and_reported_with_their_number),
 		cmocka_unit_test(a_line_exactly_at_the_limit_is_kept),
 		cmocka_unit_test(long_files_keep_their_line_numbers_across_blocks),
