@@ -149,31 +149,22 @@ static bool intern(ctx *c, const char *s, size_t n, cg_str *out)
  * ids, op names and devices repeat from line to line. An entry is used only
  * when its id still names those bytes in this timeline (ids are unique), so
  * a timeline reset or freed since cannot fool it. */
-#define CACHED_LEN 48
 static _Thread_local struct last_string {
 	const cg_timeline *tl;
 	cg_str id;
-	uint32_t n;
-	char s[CACHED_LEN];
 } last_string[CG_F_COUNT];
 
 static bool intern_field(ctx *c, cg_field_key k, const char *s, size_t n, cg_str *out)
 {
 	struct last_string *l = &last_string[k];
-	if (l->tl == c->tl && l->n == n && memcmp(l->s, s, n) == 0 &&
-	    l->id < cg_strtab_count(c->tl->strings) && cg_strtab_len(c->tl->strings, l->id) == n &&
-	    memcmp(cg_strtab_get(c->tl->strings, l->id), s, n) == 0) {
+	if (l->tl == c->tl && cg_strtab_equals(c->tl->strings, l->id, s, n)) {
 		*out = l->id;
 		return true;
 	}
 	if (!intern(c, s, n, out))
 		return false;
-	if (n <= CACHED_LEN) {
-		l->tl = c->tl;
-		l->id = *out;
-		l->n = (uint32_t)n;
-		memcpy(l->s, s, n);
-	}
+	l->tl = c->tl;
+	l->id = *out;
 	return true;
 }
 

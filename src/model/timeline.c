@@ -257,8 +257,7 @@ int cg_timeline_device(cg_timeline *tl, const char *name, size_t n, uint16_t *ou
 	/* Traces name the same device again and again: check the last one first. */
 	if (tl->last_device != CG_NONE) {
 		cg_str last = tl->devices[tl->last_device].name;
-		if (cg_strtab_len(tl->strings, last) == n &&
-		    memcmp(cg_strtab_get(tl->strings, last), name, n) == 0) {
+		if (cg_strtab_equals(tl->strings, last, name, n)) {
 			*out = (uint16_t)tl->last_device;
 			return 0;
 		}

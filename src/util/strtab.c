@@ -203,6 +203,11 @@ uint32_t cg_strtab_count(const cg_strtab *t)
 	return (uint32_t)t->count;
 }
 
+bool cg_strtab_equals(const cg_strtab *t, cg_str id, const char *s, size_t n)
+{
+	return id < t->count && t->entries[id].len == n && memcmp(t->text + t->entries[id].offset, s, n) == 0;
+}
+
 size_t cg_strtab_bytes(const cg_strtab *t)
 {
 	return sizeof *t + table_bytes(t);

@@ -50,6 +50,8 @@ int cg_strtab_find(const cg_strtab *t, const char *s, size_t n, cg_str *out);
 const char *cg_strtab_get(const cg_strtab *t, cg_str id);
 size_t cg_strtab_len(const cg_strtab *t, cg_str id);
 uint32_t cg_strtab_count(const cg_strtab *t);
+/* Whether id is a string of t and holds exactly s[0..n). */
+bool cg_strtab_equals(const cg_strtab *t, cg_str id, const char *s, size_t n);
 /* Bytes of memory the table holds. */
 size_t cg_strtab_bytes(const cg_strtab *t);
 size_t cg_strtab_limit(const cg_strtab *t);
