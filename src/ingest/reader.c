@@ -518,7 +518,7 @@ int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err)
 				return 0;
 			}
 			b->ends_without_newline = true;
-			if (b->len == b->cap) /* room for the NUL the parser needs */
+			if (b->len == b->cap) /* cap > len, as reader.h promises (no parser writes there now) */
 				b->data = cg_realloc(b->data, ++b->cap);
 			b->nlines = 1;
 			r->next_line++;
