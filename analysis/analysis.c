@@ -151,11 +151,15 @@ static int run_passes(cg_analysis *a, shared *s, cg_error *err)
 	s->per_step = cg_malloc(nd1 * sizeof *s->per_step);
 	for (uint32_t d = 0; d < nd; d++)
 		s->per_step[d] = a->overtime->devices[d].timed;
-	join_replay(s);
 	cg_leaks_input lk = {(const uint32_t *const *)s->end_allocs, s->nend_allocs, ns, s->step_span,
 			     a->steps->step_of_span, a->steps->nspans, a->steps->label, s->per_step};
 	RUN(cg_leaks_run(&a->leaks, tl, &lk, err));
 	RUN(cg_lifetimes_run(&a->lifetimes, tl, err));
+	RUN(cg_gradients_run(&a->gradients, tl, err));
+	RUN(cg_allocstate_run(&a->allocstate, tl, err));
+	/* Only the end-of-trace verdict reads the replay (its estimate at the
+	 * end): every other pass runs while the replay does. */
+	join_replay(s);
 
 	uint64_t *live = cg_malloc(nd1 * sizeof *live);
 	uint64_t *by_category = cg_malloc(nd1 * CG_CAT_COUNT * sizeof *by_category);
@@ -172,10 +176,7 @@ static int run_passes(cg_analysis *a, shared *s, cg_error *err)
 	cg_free(live);
 	cg_free(by_category);
 	cg_free(estimated);
-	if (rc < 0)
-		return rc;
-	RUN(cg_gradients_run(&a->gradients, tl, err));
-	return cg_allocstate_run(&a->allocstate, tl, err);
+	return rc;
 }
 
 int cg_analysis_run(cg_analysis **out, const cg_timeline *tl, const cg_analysis_options *o,

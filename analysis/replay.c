@@ -136,17 +136,19 @@ static void tree_remove(model *m, uint32_t x)
 		*link = merge(m, m->b[x].left, m->b[x].right);
 }
 
-/* The smallest free block of the pool with at least size bytes (lowest
- * address among equals), or CG_NONE. */
-static uint32_t best_fit(const model *m, int pool, uint64_t size)
+/* The link to the smallest free block of the pool with at least size
+ * bytes (lowest address among equals), or NULL: removing the block is then
+ * one merge at that link, without a second descent. */
+static uint32_t *best_fit(model *m, int pool, uint64_t size)
 {
-	uint32_t t = m->root[pool], found = CG_NONE;
-	while (t != CG_NONE) {
-		if (m->b[t].size >= size) {
-			found = t;
-			t = m->b[t].left;
+	uint32_t *link = &m->root[pool], *found = NULL;
+	while (*link != CG_NONE) {
+		blk *t = &m->b[*link];
+		if (t->size >= size) {
+			found = link;
+			link = &t->left;
 		} else {
-			t = m->b[t].right;
+			link = &t->right;
 		}
 	}
 	return found;
@@ -264,11 +266,12 @@ static uint32_t model_alloc(model *m, uint64_t bytes)
 		return CG_NONE;
 	}
 	int pool = size <= CG_CUDA_SMALL_SIZE ? SMALL : LARGE;
-	uint32_t x = best_fit(m, pool, size);
+	uint32_t *link = best_fit(m, pool, size);
+	uint32_t x = link ? *link : CG_NONE;
 	if (x != CG_NONE && pool == LARGE && m->max_split != UINT64_MAX && !fits_split_rules(m, size, m->b[x].size))
 		x = CG_NONE;
 	if (x != CG_NONE)
-		tree_remove(m, x);
+		*link = merge(m, m->b[x].left, m->b[x].right);
 	else if ((x = map_more(m, pool, size)) == CG_NONE)
 		return CG_NONE;
 	uint64_t remaining = m->b[x].size - size;
