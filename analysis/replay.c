@@ -10,8 +10,9 @@
 enum { SMALL, LARGE, NPOOLS };
 
 /* A block of a segment. Blocks of one segment form a list in address
- * order; free blocks also sit in their pool's treap, keyed by (size, addr),
- * so best fit is one O(log n) descent, as PyTorch's std::set lower_bound. */
+ * order; free blocks also sit in their pool's free set (below), where best
+ * fit finds the smallest block of at least the size asked, the lowest
+ * address among equals, as PyTorch's std::set lower_bound does. */
 typedef struct blk {
 	uint64_t addr, size;
 	uint32_t prev, next;  /* address neighbours in the segment, or CG_NONE */
@@ -21,13 +22,32 @@ typedef struct blk {
 	bool allocated;
 } blk;
 
+/* The free blocks of a pool. Every size the allocator makes is a multiple
+ * of 512 bytes, and a trace uses few distinct sizes: below 32 MiB each
+ * size is a class of its own, a treap of its blocks by address, found
+ * from a bitmap of the classes that hold any; larger sizes share one
+ * treap by (size, addr). Best fit is then a bit search and the leftmost
+ * node of a treap of a block or two, instead of a descent through every
+ * free block. The class arrays grow to the largest class used. */
+#define CLASS_BYTES CG_CUDA_MIN_BLOCK_SIZE
+#define MAX_CLASS_WORDS 1024 /* 65,536 classes: sizes below 32 MiB */
+#define SUMMARY_WORDS (MAX_CLASS_WORDS / 64)
+
+typedef struct freeset {
+	uint32_t *root;			 /* per class, of nwords * 64 */
+	uint64_t *bits;			 /* class c holds a block */
+	uint64_t summary[SUMMARY_WORDS]; /* bits[w] is not 0 */
+	size_t nwords;
+	uint32_t large; /* sizes of no class */
+} freeset;
+
 typedef struct model {
 	bool expandable;
 	uint64_t max_split; /* max_split_size as recorded by a snapshot; UINT64_MAX: no limit (the default) */
 	blk *b;
 	size_t nb, cap;
 	uint32_t free_slots; /* reusable block slots, linked through next */
-	uint32_t root[NPOOLS];
+	freeset free[NPOOLS];
 	uint32_t tail[NPOOLS]; /* expandable: the last block of each pool's segment */
 	uint64_t mapped[NPOOLS];
 	uint64_t next_addr;
@@ -113,56 +133,170 @@ static void split(model *m, uint32_t t, const blk *x, uint32_t *l, uint32_t *r)
 	*l = *r = CG_NONE;
 }
 
-static void tree_insert(model *m, uint32_t x)
+static void tree_insert(model *m, uint32_t *link, uint32_t x)
 {
 	blk *b = &m->b[x];
 	m->rng ^= m->rng << 13;
 	m->rng ^= m->rng >> 17;
 	m->rng ^= m->rng << 5;
 	b->prio = m->rng;
-	uint32_t *link = &m->root[b->pool];
 	while (*link != CG_NONE && m->b[*link].prio > b->prio)
 		link = key_less(b, &m->b[*link]) ? &m->b[*link].left : &m->b[*link].right;
 	split(m, *link, b, &b->left, &b->right);
 	*link = x;
 }
 
-static void tree_remove(model *m, uint32_t x)
+static void tree_remove(model *m, uint32_t *link, uint32_t x)
 {
-	uint32_t *link = &m->root[m->b[x].pool];
 	while (*link != x && *link != CG_NONE)
 		link = key_less(&m->b[x], &m->b[*link]) ? &m->b[*link].left : &m->b[*link].right;
 	if (*link == x)
 		*link = merge(m, m->b[x].left, m->b[x].right);
 }
 
-/* The link to the smallest free block of the pool with at least size
- * bytes (lowest address among equals), or NULL: removing the block is then
- * one merge at that link, without a second descent. */
-static uint32_t *best_fit(model *m, int pool, uint64_t size)
+/* The smallest block of the treap with at least size bytes (lowest
+ * address among equals), or CG_NONE. */
+static uint32_t tree_best_fit(const model *m, uint32_t t, uint64_t size)
 {
-	uint32_t *link = &m->root[pool], *found = NULL;
-	while (*link != CG_NONE) {
-		blk *t = &m->b[*link];
-		if (t->size >= size) {
-			found = link;
-			link = &t->left;
+	uint32_t found = CG_NONE;
+	while (t != CG_NONE) {
+		if (m->b[t].size >= size) {
+			found = t;
+			t = m->b[t].left;
 		} else {
-			link = &t->right;
+			t = m->b[t].right;
 		}
 	}
 	return found;
+}
+
+static uint32_t tree_first(const model *m, uint32_t t)
+{
+	while (m->b[t].left != CG_NONE)
+		t = m->b[t].left;
+	return t;
+}
+
+static uint32_t tree_last(const model *m, uint32_t t)
+{
+	while (t != CG_NONE && m->b[t].right != CG_NONE)
+		t = m->b[t].right;
+	return t;
+}
+
+/* ---- free sets ---- */
+
+static void freeset_free(freeset *f)
+{
+	cg_free(f->root);
+	cg_free(f->bits);
+}
+
+/* The class of a size, or SIZE_MAX for the large treap. */
+static size_t class_of(uint64_t size)
+{
+	return size % CLASS_BYTES == 0 && size / CLASS_BYTES < MAX_CLASS_WORDS * 64 ? (size_t)(size / CLASS_BYTES)
+										   : SIZE_MAX;
+}
+
+/* The treap a block of size lives in, the class arrays grown to hold it. */
+static uint32_t *home(freeset *f, uint64_t size, size_t *cls)
+{
+	size_t c = *cls = class_of(size);
+	if (c == SIZE_MAX)
+		return &f->large;
+	if (c / 64 >= f->nwords) {
+		size_t n = f->nwords ? f->nwords : 4;
+		while (n <= c / 64)
+			n *= 2;
+		if (n > MAX_CLASS_WORDS)
+			n = MAX_CLASS_WORDS;
+		f->root = cg_realloc(f->root, n * 64 * sizeof *f->root);
+		f->bits = cg_realloc(f->bits, n * sizeof *f->bits);
+		memset(f->root + f->nwords * 64, 0xff, (n - f->nwords) * 64 * sizeof *f->root);
+		memset(f->bits + f->nwords, 0, (n - f->nwords) * sizeof *f->bits);
+		f->nwords = n;
+	}
+	return &f->root[c];
+}
+
+static void free_insert(model *m, uint32_t x)
+{
+	freeset *f = &m->free[m->b[x].pool];
+	size_t c;
+	uint32_t *root = home(f, m->b[x].size, &c);
+	tree_insert(m, root, x);
+	if (c != SIZE_MAX) {
+		f->bits[c / 64] |= 1ull << (c % 64);
+		f->summary[c / 4096] |= 1ull << (c / 64 % 64);
+	}
+}
+
+static void free_remove(model *m, uint32_t x)
+{
+	freeset *f = &m->free[m->b[x].pool];
+	size_t c;
+	uint32_t *root = home(f, m->b[x].size, &c);
+	tree_remove(m, root, x);
+	if (c != SIZE_MAX && *root == CG_NONE && !(f->bits[c / 64] &= ~(1ull << (c % 64))))
+		f->summary[c / 4096] &= ~(1ull << (c / 64 % 64));
+}
+
+/* The first class from c on that holds a block, or SIZE_MAX. */
+static size_t next_class(const freeset *f, size_t c)
+{
+	size_t w = c / 64;
+	if (w >= f->nwords)
+		return SIZE_MAX;
+	uint64_t word = f->bits[w] & (~0ull << (c % 64));
+	if (word)
+		return w * 64 + (size_t)__builtin_ctzll(word);
+	if (++w == f->nwords)
+		return SIZE_MAX;
+	size_t sw = w / 64;
+	uint64_t sum = f->summary[sw] & (~0ull << (w % 64));
+	while (!sum) {
+		if (++sw == SUMMARY_WORDS)
+			return SIZE_MAX;
+		sum = f->summary[sw];
+	}
+	w = sw * 64 + (size_t)__builtin_ctzll(sum);
+	return w * 64 + (size_t)__builtin_ctzll(f->bits[w]);
+}
+
+/* The smallest free block of the pool with at least size bytes (lowest
+ * address among equals), or CG_NONE. */
+static uint32_t best_fit(const model *m, int pool, uint64_t size)
+{
+	const freeset *f = &m->free[pool];
+	uint32_t best = CG_NONE;
+	uint64_t want = size / CLASS_BYTES + (size % CLASS_BYTES != 0);
+	size_t c = want < MAX_CLASS_WORDS * 64 ? next_class(f, (size_t)want) : SIZE_MAX;
+	if (c != SIZE_MAX)
+		best = tree_first(m, f->root[c]);
+	uint32_t large = tree_best_fit(m, f->large, size);
+	if (large != CG_NONE && (best == CG_NONE || key_less(&m->b[large], &m->b[best])))
+		best = large;
+	return best;
 }
 
 static uint64_t largest_free(const model *m)
 {
 	uint64_t best = 0;
 	for (int p = 0; p < NPOOLS; p++) {
-		uint32_t t = m->root[p];
-		while (t != CG_NONE && m->b[t].right != CG_NONE)
-			t = m->b[t].right;
+		const freeset *f = &m->free[p];
+		uint32_t t = tree_last(m, f->large);
 		if (t != CG_NONE && m->b[t].size > best)
 			best = m->b[t].size;
+		for (size_t sw = SUMMARY_WORDS; sw-- > 0;) {
+			if (!f->summary[sw])
+				continue;
+			size_t w = sw * 64 + 63 - (size_t)__builtin_clzll(f->summary[sw]);
+			uint64_t size = (uint64_t)(w * 64 + 63 - (size_t)__builtin_clzll(f->bits[w])) * CLASS_BYTES;
+			if (size > best)
+				best = size;
+			break;
+		}
 	}
 	return best;
 }
@@ -223,7 +357,7 @@ static uint32_t map_more(model *m, int pool, uint64_t size)
 		m->overflow = true;
 	m->segments += grow / page;
 	if (extend) {
-		tree_remove(m, tail);
+		free_remove(m, tail);
 		m->b[tail].size += grow;
 		return tail;
 	}
@@ -266,12 +400,11 @@ static uint32_t model_alloc(model *m, uint64_t bytes)
 		return CG_NONE;
 	}
 	int pool = size <= CG_CUDA_SMALL_SIZE ? SMALL : LARGE;
-	uint32_t *link = best_fit(m, pool, size);
-	uint32_t x = link ? *link : CG_NONE;
+	uint32_t x = best_fit(m, pool, size);
 	if (x != CG_NONE && pool == LARGE && m->max_split != UINT64_MAX && !fits_split_rules(m, size, m->b[x].size))
 		x = CG_NONE;
 	if (x != CG_NONE)
-		*link = merge(m, m->b[x].left, m->b[x].right);
+		free_remove(m, x);
 	else if ((x = map_more(m, pool, size)) == CG_NONE)
 		return CG_NONE;
 	uint64_t remaining = m->b[x].size - size;
@@ -285,7 +418,7 @@ static uint32_t model_alloc(model *m, uint64_t bytes)
 		m->b[x].next = rest;
 		if (m->tail[pool] == x)
 			m->tail[pool] = rest;
-		tree_insert(m, rest);
+		free_insert(m, rest);
 	}
 	m->b[x].allocated = true;
 	m->allocated += m->b[x].size;
@@ -312,15 +445,15 @@ static void model_free(model *m, uint32_t x)
 	m->b[x].allocated = false;
 	uint32_t p = m->b[x].prev, n = m->b[x].next;
 	if (n != CG_NONE && !m->b[n].allocated) {
-		tree_remove(m, n);
+		free_remove(m, n);
 		absorb(m, x, n);
 	}
 	if (p != CG_NONE && !m->b[p].allocated) {
-		tree_remove(m, p);
+		free_remove(m, p);
 		absorb(m, p, x);
 		x = p;
 	}
-	tree_insert(m, x);
+	free_insert(m, x);
 }
 
 static cg_replay_state snapshot(const model *m, uint64_t live)
@@ -370,7 +503,7 @@ static bool replay(device_ctx *c, bool expandable, cg_replay_variant *v)
 	if (!expandable && tl->snapshot && tl->snapshot->max_split_size > 0)
 		m.max_split = (uint64_t)tl->snapshot->max_split_size;
 	for (int p = 0; p < NPOOLS; p++)
-		m.root[p] = m.tail[p] = CG_NONE;
+		m.free[p].large = m.tail[p] = CG_NONE;
 	memset(c->block_of, 0xff, (dev->mem_count ? dev->mem_count : 1) * sizeof *c->block_of);
 
 	/* Memory from before the trace is there first: the baseline as one
@@ -417,6 +550,8 @@ static bool replay(device_ctx *c, bool expandable, cg_replay_variant *v)
 	}
 	v->segments = m.segments;
 	cg_free(m.b);
+	for (int p = 0; p < NPOOLS; p++)
+		freeset_free(&m.free[p]);
 	return !m.overflow;
 }
 

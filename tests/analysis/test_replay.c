@@ -300,6 +300,42 @@ static void a_recorded_max_split_size_keeps_oversized_blocks_whole(void **state)
 	cg_timeline_free(tl);
 }
 
+/* Best fit across the exact-size classes (below 32 MiB) and the blocks
+ * above them, in MiB:
+ *   t1 A 40, t2 B 30, t3 C 34   three segments                reserved 104
+ *   t4-t6 free A, B, C          free 40, 30, 34               <- "peak": largest 40
+ *   t7 D 31                     no class from 31 holds one: the 34, split: 3 free
+ *   t8 E 29                     the 30 (not the 40); 1 left is not split
+ *   t9 F 35                     above the classes: the 40, split: 5 free
+ * At the end 3 and 5 are free; nothing was mapped after t3. */
+static void best_fit_spans_blocks_above_and_below_32_mib(void **state)
+{
+	cg_timeline *tl = tu_tl_new();
+	static const struct {
+		const char *id;
+		uint64_t mib;
+		cg_action action;
+	} recs[] = {{"A", 40, A}, {"B", 30, A}, {"C", 34, A}, {"A", 40, F}, {"B", 30, F},
+		    {"C", 34, F}, {"D", 31, A}, {"E", 29, A}, {"F", 35, A}};
+	for (int i = 0; i < 9; i++)
+		tu_mem(tl, (uint64_t)i + 1, recs[i].id, NULL, "cuda:0", recs[i].mib * MiB, recs[i].action,
+		       CG_CAT_ACTIVATION, NULL);
+	tu_tl_finalize(tl);
+	cg_replay_result *r = replay(tl, 5, 8);
+	const cg_replay_variant *v = &r->devices[0].standard;
+	assert_int_equal(v->peak_reserved, 104 * MiB);
+	assert_int_equal(v->peak_t_ns, 3);
+	assert_int_equal(v->segments, 3);
+	assert_int_equal(v->at_peak.total_free, 104 * MiB);
+	assert_int_equal(v->at_peak.largest_free, 40 * MiB);
+	assert_int_equal(v->at_end.reserved, 104 * MiB);
+	assert_int_equal(v->at_end.allocated, 96 * MiB);
+	assert_int_equal(v->at_end.total_free, 8 * MiB);
+	assert_int_equal(v->at_end.largest_free, 5 * MiB);
+	cg_replay_free(r);
+	cg_timeline_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +349,7 @@ int main(void)
 		cmocka_unit_test(sizes_beyond_the_model_make_it_unavailable),
 		cmocka_unit_test(devices_replay_alone_on_any_number_of_threads),
 		cmocka_unit_test(a_recorded_max_split_size_keeps_oversized_blocks_whole),
+		cmocka_unit_test(best_fit_spans_blocks_above_and_below_32_mib),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
