@@ -48,7 +48,8 @@ static void put_name(text *t, const char *s)
 {
 	const char *run = s;
 	for (const char *q = s; *q; q++) {
-		bool sep = memcmp(q, "\xe2\x80\xb9", 3) == 0;
+		/* byte by byte: a name may end before three bytes are read */
+		bool sep = q[0] == '\xe2' && q[1] == '\x80' && q[2] == '\xb9';
 		if (!sep && *q != '\n' && *q != '\r')
 			continue;
 		put(t, run, (size_t)(q - run));

@@ -75,6 +75,22 @@ static void the_separator_never_occurs_inside_a_frame(void **state)
 	assert_string_equal(cg_stack_short(odd, 2, buf, sizeof buf), "line break" SEP "a < b.py(1): f");
 }
 
+/* A name that ends inside the separator's bytes, or one byte after its
+ * first, is read to its end and no further (fuzz_snapshot found a three-byte
+ * compare reading past "(before profiling)"): in heap blocks of exactly
+ * their size, so AddressSanitizer sees a read past the end. */
+static void a_name_ending_in_part_of_the_separator_is_read_to_its_end_only(void **state)
+{
+	(void)state;
+	char *a = cg_strdup("f\xe2"), *b = cg_strdup("g\xe2\x80"), *c = cg_strdup("(h)");
+	const char *names[] = {a, b, c};
+	char buf[256];
+	assert_string_equal(cg_stack_short(names, 3, buf, sizeof buf), "(h)" SEP "g\xe2\x80" SEP "f\xe2");
+	cg_free(a);
+	cg_free(b);
+	cg_free(c);
+}
+
 static void a_short_form_cut_by_its_buffer_ends_in_an_ellipsis_at_a_character(void **state)
 {
 	(void)state;
@@ -214,6 +230,7 @@ int main(void)
 		cmocka_unit_test(boring_frames_are_the_plumbing_and_nothing_else),
 		cmocka_unit_test(a_stack_is_shown_innermost_first_with_its_boring_frames_folded),
 		cmocka_unit_test(the_separator_never_occurs_inside_a_frame),
+		cmocka_unit_test(a_name_ending_in_part_of_the_separator_is_read_to_its_end_only),
 		cmocka_unit_test(a_short_form_cut_by_its_buffer_ends_in_an_ellipsis_at_a_character),
 		cmocka_unit_test(the_report_shows_a_pytorch_stack_as_frames_with_its_module_as_where),
 		cmocka_unit_test(the_summary_tree_folds_a_chain_of_frames_into_one_row),
