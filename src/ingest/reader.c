@@ -11,6 +11,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "mapguard.h"
 #include "xalloc.h"
 
 #define IN_BYTES ((size_t)1 << 20)
@@ -57,6 +58,7 @@ struct cg_reader {
 	bool map_tried, mapping; /* mapping: blocks still come from the map */
 	const char *map;
 	size_t map_len, map_pos;
+	int guard; /* mapguard.h: a page of the map cut from the file reads as zeros */
 };
 
 static int read_error(cg_reader *r, cg_error *err)
@@ -104,6 +106,7 @@ static cg_reader *reader_new(const cg_reader_options *o)
 	r->block_bytes = opts.block_bytes;
 	r->next_line = 1;
 	r->fd = -1;
+	r->guard = -1;
 	return r;
 }
 
@@ -202,8 +205,10 @@ void cg_reader_close(cg_reader *r)
 		return;
 	if (r->z_ready)
 		inflateEnd(&r->z);
-	if (r->map)
+	if (r->map) {
+		cg_mapguard_remove(r->guard);
 		munmap((void *)r->map, r->map_len);
+	}
 	if (r->own_fd)
 		close(r->fd);
 	cg_free(r->name);
@@ -376,6 +381,17 @@ static int skip_more(cg_reader *r, cg_block *b, int64_t skipped, bool ended)
 	return 1;
 }
 
+bool cg_reader_cut_short(const cg_reader *r)
+{
+	return r->map && cg_mapguard_hit(r->guard);
+}
+
+int cg_reader_cut_short_error(const cg_reader *r, cg_error *err)
+{
+	return cg_error_set(err, CG_EIO, "%s: the file was cut short while it was read (before byte %zu): "
+			    "read it again once it is complete", r->name, r->map_pos);
+}
+
 /* Maps the file for its blocks when nothing has been handed out yet (what
  * format detection read is read again from the map). */
 static void map_start(cg_reader *r)
@@ -388,6 +404,7 @@ static void map_start(cg_reader *r)
 	if (m == MAP_FAILED)
 		return; /* read(2) as for any other file */
 	madvise(m, (size_t)r->file_size, MADV_SEQUENTIAL);
+	r->guard = cg_mapguard_add(m, (size_t)r->file_size, r->fd);
 	r->map = m;
 	r->map_len = (size_t)r->file_size;
 	r->mapping = true;
@@ -410,6 +427,8 @@ static int read_from_map_pos(cg_reader *r, cg_error *err)
  * or an error. */
 static int next_mapped(cg_reader *r, cg_block *b, cg_error *err)
 {
+	if (cg_reader_cut_short(r))
+		return cg_reader_cut_short_error(r, err);
 	struct stat st;
 	if (fstat(r->fd, &st) != 0)
 		return read_error(r, err);

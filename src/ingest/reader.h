@@ -69,6 +69,13 @@ int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err);
 /* Gives a block's buffer back for reuse. */
 void cg_reader_release(cg_reader *r, cg_block *b);
 
+/* A mapped file cut short by another process while its blocks were read:
+ * the pages past the cut read as zeros (mapguard.h), cg_reader_next
+ * fails from then on, and the caller must not trust what the blocks
+ * already handed out held: cg_reader_cut_short_error says so, naming the file. */
+bool cg_reader_cut_short(const cg_reader *r);
+int cg_reader_cut_short_error(const cg_reader *r, cg_error *err);
+
 /* Makes the first decompressed bytes of the file visible without consuming
  * them: *data points at up to want bytes (fewer only when the file is
  * shorter), valid until the next call on r. Only before the first
