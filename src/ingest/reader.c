@@ -58,6 +58,7 @@ struct cg_reader {
 	bool map_tried, mapping; /* mapping: blocks still come from the map */
 	const char *map;
 	size_t map_len, map_pos;
+	uintptr_t page; /* the page size, for releasing a block's pages */
 	int guard; /* mapguard.h: a page of the map cut from the file reads as zeros */
 };
 
@@ -405,6 +406,7 @@ static void map_start(cg_reader *r)
 		return; /* read(2) as for any other file */
 	madvise(m, (size_t)r->file_size, MADV_SEQUENTIAL);
 	r->guard = cg_mapguard_add(m, (size_t)r->file_size, r->fd);
+	r->page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	r->map = m;
 	r->map_len = (size_t)r->file_size;
 	r->mapping = true;
@@ -578,7 +580,7 @@ void cg_reader_release(cg_reader *r, cg_block *b)
 		return;
 	if (b->mapped) {
 		/* The pages wholly inside the block leave the process's memory. */
-		uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), at = (uintptr_t)b->data;
+		uintptr_t page = r->page, at = (uintptr_t)b->data;
 		uintptr_t first = (at + page - 1) & ~(page - 1), end = (at + b->len) & ~(page - 1);
 		if (end > first)
 			madvise((void *)first, end - first, MADV_DONTNEED);

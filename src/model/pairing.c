@@ -74,8 +74,6 @@ static void apply_permutation(cg_mem *mem, uint32_t *perm, size_t n)
 	}
 }
 
-/* Stable LSD radix sort by (device, time): time bytes from low to high,
- * skipping bytes that are the same in every record, then the device. */
 /* Returns the whole pages inside [from, to) to the system; their bytes
  * read as zero afterwards. The first and last partial pages are kept (the
  * allocator's header lies just before an allocation). */
@@ -162,6 +160,10 @@ static void group_by_device(cg_timeline *tl, unsigned threads)
 	cg_free(g.at);
 }
 
+/* By (device, time), stably: nothing to do when in order, a partition by
+ * device when only interleaved, else an LSD radix sort (time bytes from low
+ * to high, skipping bytes that are the same in every record, then the
+ * device). */
 static void sort_memory(cg_timeline *tl, unsigned threads)
 {
 	size_t n = tl->nmem;
