@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 static cg_allocator current = {malloc, realloc, free};
 
@@ -22,12 +25,35 @@ static void out_of_memory(size_t n)
 	exit(1);
 }
 
+#define HUGE_BYTES ((size_t)4 << 20)
+#define PAGE	   ((uintptr_t)4096)
+
+/* Large arrays in huge pages where the kernel offers them on request
+ * (transparent_hugepage "madvise"): filling 400 MB in 4 KiB pages takes a
+ * fault each, 10 us apiece on a paravirtualized machine; in 2 MiB pages
+ * it takes a twentieth of that. The advice covers the pages of the whole
+ * block, so that a mapping of its own stays one (realloc moves it with
+ * mremap, which fails across two). */
+static void *huge_pages(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	if (n >= HUGE_BYTES) {
+		uintptr_t from = (uintptr_t)p & ~(PAGE - 1);
+		uintptr_t to = ((uintptr_t)p + n + PAGE - 1) & ~(PAGE - 1);
+		madvise((void *)from, to - from, MADV_HUGEPAGE);
+	}
+#else
+	(void)n;
+#endif
+	return p;
+}
+
 void *cg_malloc(size_t n)
 {
 	void *p = current.malloc(n ? n : 1);
 	if (!p)
 		out_of_memory(n);
-	return p;
+	return huge_pages(p, n);
 }
 
 void *cg_calloc(size_t count, size_t size)
@@ -45,7 +71,7 @@ void *cg_realloc(void *p, size_t n)
 	void *q = current.realloc(p, n ? n : 1);
 	if (!q)
 		out_of_memory(n);
-	return q;
+	return huge_pages(q, n);
 }
 
 void *cg_reallocarray(void *p, size_t count, size_t size)
