@@ -154,6 +154,83 @@ void cg_pickle_release(cg_pickle *pk, cg_pk *n)
 		dismantle(pk, pk->work[--w], &w);
 }
 
+/* --- shared lists ---------------------------------------------------- */
+
+/* A snapshot's every alloc and free_requested memoizes a new frame list,
+ * 5 to 20 references to a few hundred frame dicts: 7.5 M lists of 150
+ * bytes each in a 1 GB file, kept by the memo to the end. Lists with the
+ * same items are one node (PK_LIST_SHARED). */
+
+static size_t items_hash(cg_pk *const *items, size_t n)
+{
+	uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint64_t)(uintptr_t)items[i]) * 0xff51afd7ed558ccdull;
+	return (size_t)(h ^ h >> 32);
+}
+
+static cg_pk **shared_slot(cg_pickle *pk, cg_pk *const *items, size_t n)
+{
+	size_t mask = pk->shared_cap - 1;
+	for (size_t i = items_hash(items, n) & mask;; i = (i + 1) & mask) {
+		cg_pk *c = pk->shared[i];
+		if (!c || (c->len == n && (!n || !memcmp(c->v.items, items, n * sizeof *items))))
+			return &pk->shared[i];
+	}
+}
+
+static void shared_grow(cg_pickle *pk)
+{
+	cg_pk **old = pk->shared;
+	size_t old_cap = pk->shared_cap;
+	pk->shared_cap = old_cap ? 2 * old_cap : 256;
+	pk->shared = cg_calloc(pk->shared_cap, sizeof *pk->shared);
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i])
+			*shared_slot(pk, old[i]->v.items, old[i]->len) = old[i];
+	cg_free(old);
+}
+
+cg_pk *cg_pickle_share(cg_pickle *pk, cg_pk *list, size_t idx, cg_pk **items, size_t n)
+{
+	if (2 * (pk->nshared + 1) > pk->shared_cap)
+		shared_grow(pk);
+	cg_pk **slot = shared_slot(pk, items, n);
+	cg_pk *c = *slot;
+	if (c) {
+		for (size_t i = 0; i < n; i++)
+			cg_pickle_release(pk, items[i]);
+		pk->memo[idx] = c; /* kept: the slot's reference is none to count */
+		cg_pickle_release(pk, list); /* the slot's */
+		cg_pickle_release(pk, list); /* the caller's */
+		return c;
+	}
+	cg_pickle_items_reserve(pk, list, 0, n);
+	if (n)
+		memcpy(list->v.items, items, n * sizeof *items);
+	list->len = (uint32_t)n;
+	list->flags |= PK_LIST_SHARED;
+	cg_pk_keep(list);
+	*slot = list;
+	pk->nshared++;
+	return list;
+}
+
+cg_pk *cg_pickle_unshare(cg_pickle *pk, size_t idx)
+{
+	const cg_pk *c = pk->memo[idx];
+	cg_pk *l = node_new(pk, CG_PK_LIST); /* the slot's reference */
+	cg_pickle_items_reserve(pk, l, 0, c->len);
+	for (uint32_t i = 0; i < c->len; i++) {
+		l->v.items[i] = c->v.items[i];
+		ref(l->v.items[i]);
+	}
+	l->len = c->len;
+	l->memo = (uint32_t)idx + 1;
+	pk->memo[idx] = l;
+	return l;
+}
+
 /* --- input ----------------------------------------------------------- */
 
 /* Makes at least need bytes (<= cap) visible at pk->p. */
@@ -369,6 +446,9 @@ int cg_pickle_load(cg_pickle **out, cg_reader *r, const cg_pickle_options *o, co
 	cg_free(pk->work);
 	cg_free(pk->pend);
 	cg_free(pk->pend_node);
+	cg_free(pk->shared);
+	cg_free(pk->scratch);
+	pk->shared = pk->scratch = NULL;
 	pk->pend = NULL;
 	pk->pend_node = NULL;
 	pk->buf = NULL;
@@ -404,6 +484,8 @@ void cg_pickle_free(cg_pickle *pk)
 	cg_free(pk->work);
 	cg_free(pk->pend);
 	cg_free(pk->pend_node);
+	cg_free(pk->shared);
+	cg_free(pk->scratch);
 	cg_free(pk);
 }
 

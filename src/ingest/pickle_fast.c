@@ -268,17 +268,29 @@ fail:
 	return NULL;
 }
 
-/* EMPTY_LIST (read) [MEMOIZE] [MARK gets APPENDS | get APPEND]: the list. */
+/* A memo get that may go into a container: not a shared list, which
+ * only an entry's values may hold (PK_LIST_SHARED). */
+static inline cg_pk *get_item(scan *s)
+{
+	cg_pk *v = get(s);
+	return v && v->flags & PK_LIST_SHARED && v->type == CG_PK_LIST ? NULL : v;
+}
+
+/* EMPTY_LIST (read) [MEMOIZE] [MARK items APPENDS | item APPEND]: the
+ * list; a memoized one of memo gets alone is the shared list of its items. */
 static __attribute__((noinline)) cg_pk *scan_list(scan *s)
 {
 	cg_pickle *pk = s->pk;
 	if (!push(s))
 		return NULL;
 	cg_pk *list = node_new(pk, CG_PK_LIST);
+	size_t slot = SIZE_MAX, n = 0;
+	bool all_gets = true;
 	if (!skip_frames(s))
 		goto fail;
 	if (*s->p == F_MEMOIZE) {
 		s->p++;
+		slot = pk->memo_len;
 		if (!memoize(s, list) || !skip_frames(s))
 			goto fail;
 	}
@@ -302,14 +314,14 @@ static __attribute__((noinline)) cg_pk *scan_list(scan *s)
 			return list;
 		}
 		if (!is_get(s))
-			return list;
-		cg_pk *item = get(s);
+			return slot == SIZE_MAX ? list : cg_pickle_share(pk, list, slot, NULL, 0);
+		cg_pk *item = get_item(s);
 		if (!item || !skip_frames(s))
 			goto fail;
 		if (*s->p != F_APPEND) { /* that get was the next key */
 			s->p = q;
 			pk->gets = gets;
-			return list;
+			return slot == SIZE_MAX ? list : cg_pickle_share(pk, list, slot, NULL, 0);
 		}
 		if (is_entry(s, item) || !push(s))
 			goto fail;
@@ -321,21 +333,8 @@ static __attribute__((noinline)) cg_pk *scan_list(scan *s)
 		return list;
 	}
 	s->p++;
-	/* A stack's frames are memo gets up to the APPENDS: the items array
-	 * sized once, as the appends one by one would leave it. */
-	size_t gets = 0;
-	for (const unsigned char *q = s->p; q < s->end && gets < MAX_LEN; gets++) {
-		size_t left = (size_t)(s->end - q);
-		if (*q == F_BINGET && left >= 2)
-			q += 2;
-		else if (*q == F_LONG_BINGET && left >= 5)
-			q += 5;
-		else
-			break;
-	}
-	if (gets)
-		cg_pickle_items_reserve(pk, list, 0, gets);
-	size_t n = 0;
+	/* The items wait in pk->scratch (a stack's frames are memo gets):
+	 * the list's array is made once, or not at all when it is shared. */
 	for (;;) {
 		if (!skip_frames(s))
 			goto fail;
@@ -348,8 +347,9 @@ static __attribute__((noinline)) cg_pk *scan_list(scan *s)
 			s->p++;
 			if (!(item = scan_inner_dict(s))) /* pushed there */
 				goto fail;
+			all_gets = false;
 		} else {
-			if (!is_get(s) || !(item = get(s)))
+			if (!is_get(s) || !(item = get_item(s)))
 				goto fail;
 			ref(item);
 			if (!push(s)) {
@@ -357,18 +357,25 @@ static __attribute__((noinline)) cg_pk *scan_list(scan *s)
 				goto fail;
 			}
 		}
-		if (is_entry(s, item) || list->len == MAX_LEN) {
+		if (is_entry(s, item) || n == MAX_LEN) {
 			cg_pickle_release(pk, item);
 			goto fail;
 		}
-		n++;
-		if (list->len >= gets)
-			cg_pickle_items_reserve(pk, list, list->len, 1);
-		list->v.items[list->len++] = item;
+		if (n == pk->scratch_cap)
+			CG_GROW(pk->scratch, pk->scratch_cap, n + 1);
+		pk->scratch[n++] = item;
 	}
 	s->vsp -= n;
+	if (slot != SIZE_MAX && all_gets && n)
+		return cg_pickle_share(pk, list, slot, pk->scratch, n);
+	cg_pickle_items_reserve(pk, list, 0, n);
+	if (n)
+		memcpy(list->v.items, pk->scratch, n * sizeof *pk->scratch);
+	list->len = (uint32_t)n;
 	return list;
 fail:
+	for (size_t i = 0; i < n; i++)
+		cg_pickle_release(pk, pk->scratch[i]);
 	cg_pickle_release(pk, list);
 	return NULL;
 }
@@ -454,7 +461,7 @@ static inline __attribute__((always_inline)) bool scan_value(scan *s, fval *v, b
 	}
 	case F_BINGET:
 	case F_LONG_BINGET:
-		if (!(v->node = get(s)))
+		if (!(v->node = lists ? get(s) : get_item(s)))
 			return false;
 		ref(v->node);
 		break;

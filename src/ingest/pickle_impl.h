@@ -23,6 +23,12 @@
 /* cg_pk.flags of a dict, internal: the fast path found it is not a trace
  * entry (pickle_fast.c); cleared when its pairs change. */
 #define PK_DICT_NOT_ENTRY (1u << 7)
+/* cg_pk.flags of a list, internal: one node shared by the memo slots of
+ * every list the fast path read with the same items (pickle_fast.c),
+ * kept. Python has a list per slot; the general path's memo get gives a
+ * slot its own copy (cg_pickle_unshare) before anything could change it,
+ * and the fast path puts it nowhere but in an entry's values. */
+#define PK_LIST_SHARED	  (1u << 6)
 #define PK_KEY_CACHE	  64 /* a power of two */
 #define PK_SHORT_STRS	  16 /* a power of two */
 #define PK_SHORT_STR_LEN  16
@@ -84,6 +90,12 @@ struct cg_pickle {
 	/* short ASCII strs the fast path memoized (kept): one node for the
 	 * same bytes memoized again, as each entry's "N/A" */
 	cg_pk *short_str[PK_SHORT_STRS];
+	/* the shared lists (PK_LIST_SHARED) by their items: an open-addressed
+	 * table of nshared in shared_cap slots (a power of two) */
+	cg_pk **shared;
+	size_t nshared, shared_cap;
+	cg_pk **scratch; /* a list's items while the fast path reads them */
+	size_t scratch_cap;
 	uint64_t fast_entries, fast_fallbacks;
 };
 
@@ -113,6 +125,13 @@ cg_pk *cg_pickle_str_copy(cg_pickle *pk, const char *s, size_t len);
  * 1 when it read it through its APPENDS (pk->p after it), 0 when the
  * general path must read it (nothing changed), or on_entry's error. */
 int cg_pickle_fast_batch(cg_pickle *pk);
+/* The shared list with items[0..n) (their references are the caller's),
+ * made from list (empty, referenced by the caller and memo slot idx) when
+ * there is none yet; either way memo slot idx holds it after the call and
+ * the caller holds a reference to it instead of list. */
+cg_pk *cg_pickle_share(cg_pickle *pk, cg_pk *list, size_t idx, cg_pk **items, size_t n);
+/* Memo slot idx (holding a shared list) given a list of its own, equal to it. */
+cg_pk *cg_pickle_unshare(cg_pickle *pk, size_t idx);
 /* The opcodes up to STOP; *root is the value STOP pops. */
 int cg_pickle_run(cg_pickle *pk, cg_pk **root);
 

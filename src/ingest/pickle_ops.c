@@ -486,6 +486,8 @@ int cg_pickle_run(cg_pickle *pk, cg_pk **root)
 				goto fail;
 			}
 			v = pk->memo[idx];
+			if (v->flags & PK_LIST_SHARED && v->type == CG_PK_LIST)
+				v = cg_pickle_unshare(pk, (size_t)idx);
 			ref(v);
 			PUSH(v);
 			pk->gets++;

@@ -380,6 +380,7 @@ int cg_snapshot_ingest_with(cg_timeline **out, cg_reader *r, const char *path, c
 	cg_free(x.stack_first);
 	cg_free(x.stack_frames);
 	cg_u64map_free(&x.stack_cache);
+	cg_free(x.cached);
 	cg_u64map_free(&x.not_utf8);
 	cg_u64map_free(&x.frame_cache);
 	cg_free(x.frames);

@@ -62,9 +62,14 @@ typedef struct cg_snap_reader {
 	size_t nstacks, stacks_cap;
 	cg_str *stack_frames;
 	size_t nstack_frames, stack_frames_cap;
-	/* frame list node -> its stack + 1: real files share one list among
-	 * thousands of entries */
+	/* frame list node -> index + 1 into cached: its stack at the length
+	 * it had (real files share one list among thousands of entries; a
+	 * list only grows, so one of that length still has those items) */
 	cg_u64map stack_cache;
+	struct cg_snap_cached {
+		uint32_t len, stack;
+	} *cached;
+	size_t ncached, cached_cap;
 	cg_u64map not_utf8; /* string nodes counted in s->strings_not_utf8 */
 	cg_u64map frame_cache; /* frame dict node -> index into frames + 1 */
 	cg_strtab *seq_index;  /* a sequence of kept frame dict nodes (their addresses) -> id */

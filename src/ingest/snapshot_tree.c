@@ -193,8 +193,8 @@ int cg_snap_stack_of(cg_snap_reader *x, const cg_pk *frames, uint32_t *stack)
 	if (n == 0)
 		return 0;
 	uint32_t cached = cg_u64map_get(&x->stack_cache, (uint64_t)(uintptr_t)frames);
-	if (cached) {
-		*stack = cached - 1;
+	if (cached && x->cached[cached - 1].len == frames->len) {
+		*stack = x->cached[cached - 1].stack;
 		return 0;
 	}
 	if (n > UINT16_MAX)
@@ -245,7 +245,12 @@ int cg_snap_stack_of(cg_snap_reader *x, const cg_pk *frames, uint32_t *stack)
 	 * its entry holds goes with it and is not worth a cache slot. */
 	if (frames->refs > 1) {
 		cg_pk_keep(frames);
-		*cg_u64map_slot(&x->stack_cache, (uint64_t)(uintptr_t)frames) = *stack + 1;
+		uint32_t *slot = cg_u64map_slot(&x->stack_cache, (uint64_t)(uintptr_t)frames);
+		if (!*slot) {
+			CG_GROW(x->cached, x->cached_cap, x->ncached + 1);
+			*slot = (uint32_t)++x->ncached;
+		}
+		x->cached[*slot - 1] = (struct cg_snap_cached){frames->len, *stack};
 	}
 	return 0;
 }

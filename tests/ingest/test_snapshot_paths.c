@@ -9,7 +9,8 @@
  * each with one entry mutated (a key missing or repeated, an unknown key,
  * values of other types, memo references out of range, to a consumed or
  * a pending entry, FRAME opcodes inside an entry, the file cut inside a
- * batch, batches crossing the input buffer). */
+ * batch, batches crossing the input buffer, an APPEND to a frame list the
+ * fast path shares with another). */
 #include "pkbuild.h"
 #include "snap_digest.h"
 #include "tl_same.h"
@@ -163,6 +164,7 @@ enum mutation {
 	M_NEW_FRAME_DICT,
 	M_NEW_FRAME_DICT_ONE,
 	M_FRAME_DICT_BECOMES_ENTRY, /* SETITEM "action" on a frame dict the fast path has seen; a new frame list of it 1000 entries on */
+	M_SHARED_LIST_APPEND, /* APPEND to context 0's frame list, which the fast path shares with context 4's (equal items) */
 	M_COUNT
 };
 
@@ -368,6 +370,12 @@ static void entry(sb *s, size_t j, enum mutation m)
 		str(s, "extra");
 		get(s, s->entry_like);
 	}
+	if (m == M_SHARED_LIST_APPEND) { /* later entries of context 0 have a frame more, of 4 not */
+		str(s, "extra");
+		get(s, s->ctx_list[0] - 1);
+		get(s, s->frame_dict[3]);
+		put_byte(&s->b, 'a');
+	}
 	if (m == M_FRAME_DICT_BECOMES_ENTRY) {
 		str(s, "extra");
 		get(s, s->frame_dict[2]);
@@ -559,7 +567,7 @@ static void mutated_entries_read_the_same_both_ways(void **state)
 	(void)state;
 	for (int m = M_NO_SIZE; m < M_COUNT; m++)
 		for (size_t at = 0; at < 2200; at += 1099) {
-			if ((m == M_GET_CONSUMED || m == M_FRAME_DICT_BECOMES_ENTRY) && at < 1000)
+			if ((m == M_GET_CONSUMED || m == M_FRAME_DICT_BECOMES_ENTRY || m == M_SHARED_LIST_APPEND) && at < 1000)
 				continue;
 			bytes b = build(2500, 1000, at, (enum mutation)m, m % 2);
 			char what[64];
