@@ -116,12 +116,11 @@ static void one_device(const cg_timeline *tl, uint32_t d, cg_allocstate_device *
 	sum_segments(s, dev, out);
 	out->has_trace = dev->has_trace;
 	out->entries = dev->trace_entries;
-	for (uint32_t k = dev->entry_first; k < dev->entry_first + dev->entry_count; k++)
-		out->entries_by_action[s->entries[k].action]++;
 	/* the reader replayed the trace once (snapshot.h, cg_snap_device) */
+	memcpy(out->entries_by_action, dev->entries_by_action, sizeof out->entries_by_action);
 	memcpy(out->series, dev->series, sizeof out->series);
 	out->reserved_trace = dev->reserved;
-	out->memviz_max = cg_snapshot_memviz_max(s, d);
+	out->memviz_max = dev->memviz_max;
 	judge_oom(s, dev, out);
 	out->consistent = !out->total_ne_blocks && !out->sums_disagree && !out->address_mismatch;
 	for (int series = 0; series < CG_SERIES_COUNT; series++)

@@ -431,6 +431,13 @@ int cg_pickle_load(cg_pickle **out, cg_reader *r, const cg_pickle_options *o, co
 	if (pk->total && pk->total < pk->cap)
 		pk->cap = pk->total < MIN_IN_BYTES ? MIN_IN_BYTES : (size_t)pk->total;
 	pk->buf = cg_malloc(pk->cap);
+	/* Memo slots for a file of this size, made once (a snapshot memoizes
+	 * one object per 36 bytes; at most 1 GiB reserved): growing an array
+	 * of hundreds of MB copies it (xalloc.c). Pages not written cost nothing. */
+	if (pk->total) {
+		uint64_t slots = pk->total / 32 + 1, most = ((uint64_t)1 << 30) / sizeof *pk->memo;
+		CG_GROW(pk->memo, pk->memo_cap, (size_t)(slots < most ? slots : most));
+	}
 	pk->p = pk->end = pk->buf;
 	/* never NULL, so that pk->stack + mark is defined on an empty stack */
 	pk->stack_cap = pk->o.max_depth < 64 ? pk->o.max_depth : 64;

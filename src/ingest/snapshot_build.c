@@ -424,14 +424,16 @@ static int address_id(cg_timeline *tl, cg_u64map *ids, uint64_t a, cg_str *out)
 	return rc;
 }
 
-static int add_reserved(cg_snap_reader *x, uint32_t d, cg_error *err)
+/* Reserved bytes after each segment entry, from dev->reserved (worked out
+ * on the replays' thread). */
+static int add_reserved(cg_snap_reader *x, uint32_t d)
 {
 	cg_snapshot *s = x->s;
 	cg_snap_device *dev = &s->devices[d];
-	int rc = cg_snapshot_reserved(s, d, &dev->reserved, err);
 	const cg_snap_reserved rv = dev->reserved;
-	if (rc < 0 || (!dev->seg_count && !rv.events))
-		return rc;
+	int rc;
+	if (!dev->seg_count && !rv.events)
+		return 0;
 	const cg_snap_entry *e = s->entries + dev->entry_first;
 	uint32_t n = dev->entry_count;
 	uint64_t reserved = rv.before_first;
@@ -513,7 +515,9 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 	cg_snapshot *s = x->s;
 	cg_timeline *tl = x->tl;
 	uint32_t *span_of = cg_malloc((s->nentries ? s->nentries : 1) * sizeof *span_of);
+	size_t nrecords = 0;
 	for (size_t i = 0; i < s->nentries; i++) {
+		nrecords += s->entries[i].action == CG_SNAP_ALLOC || s->entries[i].action == CG_SNAP_FREE_COMPLETED;
 		uint32_t a = ann ? ann[i] : CG_NONE;
 		uint32_t st = x->entry_stack[i];
 		span_of[i] = st ? stack_span(x, b, a, st, s->entries[i].t_ns, s->entries[i].index + 1) : a;
@@ -527,6 +531,7 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 	}
 	early_block *early;
 	size_t nearly = early_blocks(x, b, &early);
+	cg_timeline_reserve_mem(tl, nearly + nrecords);
 	cg_str *ids = cg_malloc((b->n ? b->n : 1) * sizeof *ids);
 	cg_u64map address_ids = {0};
 	int rc = add_spans(x, b, ids);
@@ -574,28 +579,47 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 	return 0;
 }
 
-/* The two backward reconstructions of every device (cg_snapshot_replay)
- * read only the entries, segments and blocks, final once the times are
- * set: they run on a second thread while the records are built. The
- * first failure is kept, and reported where it would come without the
- * thread (after every earlier device's baseline). */
+/* What reads only the entries, segments and blocks, final once the times
+ * are set, runs on a second thread while the records are built: the
+ * reserved bytes over the trace (cg_snapshot_reserved; the gate opens when
+ * every device has them), the two backward reconstructions of every device
+ * (cg_snapshot_replay), memory_viz's maximum and the count of each action.
+ * Each first failure is kept, and reported where it would come without
+ * the thread. */
 typedef struct replays {
-	const cg_snapshot *s;
+	cg_snapshot *s;
 	cg_snap_replay *out; /* 2 per device: active, allocated */
 	uint32_t failed;     /* the device whose replay failed, or ndevices */
 	int rc;
 	cg_error err;
+	uint32_t reserved_failed; /* the same for the reserved bytes */
+	int reserved_rc;
+	cg_error reserved_err;
+	cg_gate reserved_done;
 	cg_task task;
 } replays;
 
 static void run_replays(void *arg)
 {
 	replays *r = arg;
-	r->failed = r->s->ndevices;
-	for (uint32_t d = 0; d < r->s->ndevices; d++) {
-		r->rc = cg_snapshot_replay(r->s, d, CG_SERIES_ACTIVE, &r->out[2 * d], &r->err);
+	cg_snapshot *s = r->s;
+	r->reserved_failed = r->failed = s->ndevices;
+	for (uint32_t d = 0; d < s->ndevices && r->reserved_failed == s->ndevices; d++) {
+		r->reserved_rc = cg_snapshot_reserved(s, d, &s->devices[d].reserved, &r->reserved_err);
+		if (r->reserved_rc < 0)
+			r->reserved_failed = d;
+	}
+	cg_gate_open(&r->reserved_done);
+	for (uint32_t d = 0; d < s->ndevices; d++) {
+		const cg_snap_device *dev = &s->devices[d];
+		for (uint32_t k = dev->entry_first; k < dev->entry_first + dev->entry_count; k++)
+			s->devices[d].entries_by_action[s->entries[k].action]++;
+		s->devices[d].memviz_max = cg_snapshot_memviz_max(s, d);
+	}
+	for (uint32_t d = 0; d < s->ndevices; d++) {
+		r->rc = cg_snapshot_replay(s, d, CG_SERIES_ACTIVE, &r->out[2 * d], &r->err);
 		if (r->rc == 0)
-			r->rc = cg_snapshot_replay(r->s, d, CG_SERIES_ALLOCATED, &r->out[2 * d + 1], &r->err);
+			r->rc = cg_snapshot_replay(s, d, CG_SERIES_ALLOCATED, &r->out[2 * d + 1], &r->err);
 		if (r->rc < 0) {
 			r->failed = d;
 			return;
@@ -603,12 +627,33 @@ static void run_replays(void *arg)
 	}
 }
 
-static void replays_start(replays *r, const cg_snapshot *s)
+static void replays_start(replays *r, cg_snapshot *s)
 {
 	*r = (replays){0};
 	r->s = s;
 	r->out = cg_calloc(s->ndevices ? 2 * (size_t)s->ndevices : 1, sizeof *r->out);
+	cg_gate_init(&r->reserved_done);
 	cg_task_start(&r->task, run_replays, r);
+}
+
+/* The reserved-bytes checkpoints of every device, once the thread has
+ * worked them out; its first failure, in device order, as without it. */
+static int add_all_reserved(cg_snap_reader *x, replays *r, cg_error *err)
+{
+	cg_gate_wait(&r->reserved_done);
+	for (uint32_t d = 0; d < x->s->ndevices; d++) {
+		if (d == r->reserved_failed) {
+			if (err)
+				*err = r->reserved_err;
+			return r->reserved_rc;
+		}
+		int rc = add_reserved(x, d);
+		if (rc < 0) {
+			char why[256];
+			return cg_error_set(err, rc, "%s: %s", x->name, cg_timeline_limit_text(x->tl, why, sizeof why));
+		}
+	}
+	return 0;
 }
 
 /* After finalize: the live bytes before the first entry (the active
@@ -681,11 +726,12 @@ int cg_snap_build(cg_snap_reader *x, const cg_pk *annotations, cg_error *err)
 	cg_free(b.nodes);
 	cg_u64map_free(&b.children);
 	cg_u64map_free(&b.leaves);
-	for (uint32_t d = 0; d < s->ndevices && rc == 0; d++)
-		rc = add_reserved(x, d, err);
+	if (rc == 0)
+		rc = add_all_reserved(x, &r, err);
 	if (rc == 0)
 		rc = cg_timeline_finalize(x->tl, err);
 	cg_task_join(&r.task);
+	cg_gate_destroy(&r.reserved_done);
 	if (rc == 0)
 		rc = set_before_trace(x, &r, err);
 	cg_free(r.out);

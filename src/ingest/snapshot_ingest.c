@@ -324,6 +324,19 @@ static void fill_source(cg_snap_reader *x, cg_reader *r, const char *path)
 	src->pairing_known = true;
 }
 
+/* Room for the entries of a file of this size (about 95 bytes each in
+ * real files; at most 1 GiB reserved), made once: growing arrays of
+ * hundreds of MB copies them (xalloc.c). Pages not written cost nothing. */
+static void reserve_entries(cg_snap_reader *x, cg_reader *r)
+{
+	if (cg_reader_is_gzip(r))
+		return;
+	uint64_t n = cg_reader_file_size(r) / 64 + 1, most = ((uint64_t)1 << 30) / sizeof *x->s->entries;
+	n = n < most ? n : most;
+	CG_GROW(x->s->entries, x->s->entries_cap, (size_t)n);
+	CG_GROW(x->entry_stack, x->entry_stack_cap, (size_t)n);
+}
+
 int cg_snapshot_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg_ingest_options *o,
 		       cg_error *err)
 {
@@ -355,6 +368,7 @@ int cg_snapshot_ingest_with(cg_timeline **out, cg_reader *r, const char *path, c
 		po.nentry_keys = sizeof entry_keys / sizeof *entry_keys;
 	}
 	const cg_pk *root;
+	reserve_entries(&x, r);
 	int rc = cg_pickle_load(&x.pk, r, &po, &root, err);
 	if (rc == 0) {
 		x.s->protocol = cg_pickle_protocol(x.pk);

@@ -124,6 +124,8 @@ typedef struct cg_snap_device {
 	 * the reserved checkpoints; the analysis reads them. */
 	cg_snap_replay series[CG_SERIES_COUNT];
 	cg_snap_reserved reserved;
+	uint64_t memviz_max;			 /* cg_snapshot_memviz_max, worked out by the reader too */
+	uint64_t entries_by_action[CG_SNAP_ACTION_COUNT]; /* entries of each action */
 } cg_snap_device;
 
 typedef struct cg_snapshot {

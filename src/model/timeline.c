@@ -415,6 +415,12 @@ int cg_timeline_mem_site(cg_timeline *tl, cg_str op, uint32_t shape, uint8_t dty
 	return 0;
 }
 
+void cg_timeline_reserve_mem(cg_timeline *tl, size_t n)
+{
+	if (n <= CG_NONE - 1 - tl->nmem)
+		CG_GROW(tl->mem, tl->mem_cap, tl->nmem + n);
+}
+
 int cg_timeline_add_mem(cg_timeline *tl, const cg_mem_in *in)
 {
 	if (tl->max_records && tl->nrecords >= tl->max_records)

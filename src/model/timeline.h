@@ -462,6 +462,10 @@ static inline const char *cg_timeline_str(const cg_timeline *tl, cg_str id)
 	return cg_strtab_get(tl->strings, id);
 }
 
+/* Room for n more memory records, made at once: a reader that knows how
+ * many it will add spares the array's growth (copies of a large array). */
+void cg_timeline_reserve_mem(cg_timeline *tl, size_t n);
+
 /* Appending. While ingesting, span, parent and edge fields hold the interned
  * span id string (CG_STR_EMPTY for none); finalize resolves them to indices.
  * Each returns 0 or CG_ELIMIT (more than 2^32 - 2 records of a kind). */
