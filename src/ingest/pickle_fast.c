@@ -14,58 +14,10 @@
  * input, or a limit of the general path could be reached inside it, the
  * memo and the counters are put back and the general path reads the batch
  * from its MARK: the result, errors included, is the general path's. */
-#include "pickle_impl.h"
+#include "pickle_scan.h"
 
 #include "xalloc.h"
 
-enum {
-	F_MARK = 0x28,
-	F_EMPTY_TUPLE = 0x29,
-	F_BINFLOAT = 0x47,
-	F_BININT = 0x4a,
-	F_BININT1 = 0x4b,
-	F_BININT2 = 0x4d,
-	F_NONE = 0x4e,
-	F_BINUNICODE = 0x58,
-	F_EMPTY_LIST = 0x5d,
-	F_APPEND = 0x61,
-	F_APPENDS = 0x65,
-	F_BINGET = 0x68,
-	F_LONG_BINGET = 0x6a,
-	F_SETITEMS = 0x75,
-	F_EMPTY_DICT = 0x7d,
-	F_NEWTRUE = 0x88,
-	F_NEWFALSE = 0x89,
-	F_LONG1 = 0x8a,
-	F_SHORT_BINUNICODE = 0x8c,
-	F_MEMOIZE = 0x94,
-	F_FRAME = 0x95,
-};
-
-#define MORE_INPUT ((size_t)64 << 10) /* CPython frames at 64 KiB */
-
-#define KEY_TEMPLATE 16 /* an entry's pairs whose key gets are remembered */
-
-typedef struct scan {
-	cg_pickle *pk;
-	const unsigned char *p, *end;
-	size_t vsp; /* the general path's stack height here */
-	size_t nk;  /* entry keys */
-	/* The key get of an entry's pair i as last read in this batch: its
-	 * bytes (BINGET or LONG_BINGET, 0 bytes for none) and which entry key
-	 * it named. Within a batch memo slots are only appended, so the same
-	 * bytes get the same key node: CPython writes every entry's keys so. */
-	uint8_t key_len[KEY_TEMPLATE];
-	uint64_t key_word[KEY_TEMPLATE]; /* the bytes, little-endian, zero above */
-	int8_t key_j[KEY_TEMPLATE];
-} scan;
-
-/* A value read: a node (one reference held), or a scalar or a str left in
- * the buffer (inl.v.s points into it, not NUL-terminated). */
-typedef struct fval {
-	cg_pk *node;
-	cg_pk inl;
-} fval;
 
 /* FRAME opcodes only group others: skipped with the general path's checks. */
 static bool skip_frames_slow(scan *s)
@@ -100,7 +52,7 @@ static inline bool push(scan *s)
 	return true;
 }
 
-static bool memoize(scan *s, cg_pk *v)
+bool cg_pkscan_memoize(scan *s, cg_pk *v)
 {
 	cg_pickle *pk = s->pk;
 	uint64_t idx = pk->memo_count; /* == memo_len (cg_pickle_fast_batch) */
@@ -168,16 +120,6 @@ static inline bool is_entry(const scan *s, cg_pk *d)
 	return d->type == CG_PK_DICT && !(d->flags & PK_DICT_NOT_ENTRY) && is_entry_dict(s, d);
 }
 
-/* cg_pickle_release, its common cases inline: a kept or shared node. */
-static inline void unref(cg_pickle *pk, cg_pk *n)
-{
-	if (n->refs == UINT32_MAX)
-		return;
-	if (n->refs > 1)
-		n->refs--;
-	else
-		cg_pickle_release(pk, n);
-}
 
 static bool is_get(const scan *s) { return *s->p == F_BINGET || *s->p == F_LONG_BINGET; }
 
@@ -202,7 +144,7 @@ static cg_pk *node_of(cg_pickle *pk, fval *v)
  * the end. Only ASCII, valid UTF-8: str nodes that are not are counted
  * one by one (strings_not_utf8). Shared nodes are kept, so an address
  * stays its node's. */
-static cg_pk *memo_str(cg_pickle *pk, const cg_pk *inl)
+cg_pk *cg_pkscan_memo_str(cg_pickle *pk, const cg_pk *inl)
 {
 	size_t len = inl->len;
 	const unsigned char *b = (const unsigned char *)inl->v.s;
@@ -237,7 +179,7 @@ static __attribute__((noinline)) cg_pk *scan_inner_dict(scan *s)
 		goto fail;
 	if (*s->p == F_MEMOIZE) {
 		s->p++;
-		if (!memoize(s, d) || !skip_frames(s))
+		if (!cg_pkscan_memoize(s, d) || !skip_frames(s))
 			goto fail;
 	}
 	if (*s->p != F_MARK)
@@ -278,7 +220,7 @@ static inline cg_pk *get_item(scan *s)
 
 /* EMPTY_LIST (read) [MEMOIZE] [MARK items APPENDS | item APPEND]: the
  * list; a memoized one of memo gets alone is the shared list of its items. */
-static __attribute__((noinline)) cg_pk *scan_list(scan *s)
+cg_pk *cg_pkscan_list(scan *s)
 {
 	cg_pickle *pk = s->pk;
 	if (!push(s))
@@ -291,7 +233,7 @@ static __attribute__((noinline)) cg_pk *scan_list(scan *s)
 	if (*s->p == F_MEMOIZE) {
 		s->p++;
 		slot = pk->memo_len;
-		if (!memoize(s, list) || !skip_frames(s))
+		if (!cg_pkscan_memoize(s, list) || !skip_frames(s))
 			goto fail;
 	}
 	bool batch = *s->p == F_MARK;
@@ -469,7 +411,7 @@ static inline __attribute__((always_inline)) bool scan_value(scan *s, fval *v, b
 		if (!lists)
 			return false;
 		s->p++;
-		if (!(v->node = scan_list(s))) /* pushed there */
+		if (!(v->node = cg_pkscan_list(s))) /* pushed there */
 			return false;
 		s->vsp--; /* the caller counts it */
 		goto pushed;
@@ -484,8 +426,8 @@ pushed:
 		goto fail;
 	if (s->p < s->end && *s->p == F_MEMOIZE) {
 		s->p++;
-		v->node = v->node ? v->node : v->inl.type == CG_PK_STR ? memo_str(pk, &v->inl) : node_of(pk, v);
-		if (!memoize(s, v->node))
+		v->node = v->node ? v->node : v->inl.type == CG_PK_STR ? cg_pkscan_memo_str(pk, &v->inl) : node_of(pk, v);
+		if (!cg_pkscan_memoize(s, v->node))
 			goto fail;
 	}
 	return true;
@@ -576,11 +518,8 @@ static void learn_key_get(scan *s, size_t pair, const unsigned char *key_at, int
 	}
 }
 
-/* Pending dict i's slots. */
-static inline cg_pk *pend_inl(cg_pickle *pk, size_t i) { return pk->pend + i * pk->o.nentry_keys; }
-static inline cg_pk **pend_node(cg_pickle *pk, size_t i) { return pk->pend_node + i * pk->o.nentry_keys; }
 
-static void pend_release(cg_pickle *pk, size_t i)
+void cg_pkscan_pend_release(cg_pickle *pk, size_t i)
 {
 	cg_pk **nodes = pend_node(pk, i);
 	for (size_t j = 0; j < pk->o.nentry_keys; j++)
@@ -605,7 +544,7 @@ static bool scan_entry(scan *s, size_t i)
 	if (*s->p == F_MEMOIZE) {
 		s->p++;
 		/* taken at the APPENDS, its slot then says "consumed" */
-		if (!memoize(s, &cg_pickle_consumed) || !skip_frames(s))
+		if (!cg_pkscan_memoize(s, &cg_pickle_consumed) || !skip_frames(s))
 			return false;
 	}
 	if (*s->p != F_MARK)
@@ -651,13 +590,14 @@ static bool scan_entry(scan *s, size_t i)
 			inl[j] = v.inl;
 	}
 	s->vsp -= pushed;
+	s->learned = true;
 	return nodes[0] && nodes[0]->type == CG_PK_STR;
 }
 
 static void rollback(cg_pickle *pk, size_t npend, uint64_t memo0, uint64_t puts0, uint64_t gets0)
 {
 	for (size_t i = 0; i < npend; i++)
-		pend_release(pk, i);
+		cg_pkscan_pend_release(pk, i);
 	for (size_t i = (size_t)memo0; i < pk->memo_len; i++)
 		if (pk->memo[i] != &cg_pickle_consumed)
 			cg_pickle_release(pk, pk->memo[i]);
@@ -732,7 +672,7 @@ int cg_pickle_fast_batch(cg_pickle *pk)
 			pk->pend_node = cg_reallocarray(pk->pend_node, cap * nk, sizeof *pk->pend_node);
 			pk->pend_cap = cap;
 		}
-		bool ok = scan_entry(&s, n);
+		bool ok = cg_pkscan_entry_template(&s, n) || scan_entry(&s, n);
 		n++;
 		if (!ok)
 			goto back;
@@ -744,10 +684,10 @@ int cg_pickle_fast_batch(cg_pickle *pk)
 		for (size_t j = 0; j < nk; j++)
 			values[j] = nodes[j] ? nodes[j] : inl[j].refs ? &inl[j] : NULL;
 		int rc = pk->o.on_entry(pk->o.ctx, list, values, pk->err);
-		pend_release(pk, i);
+		cg_pkscan_pend_release(pk, i);
 		if (rc < 0) {
 			for (size_t k = i + 1; k < n; k++)
-				pend_release(pk, k);
+				cg_pkscan_pend_release(pk, k);
 			return rc;
 		}
 	}
