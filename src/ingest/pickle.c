@@ -193,6 +193,8 @@ static void shared_grow(cg_pickle *pk)
 
 cg_pk *cg_pickle_share(cg_pickle *pk, cg_pk *list, size_t idx, cg_pk **items, size_t n)
 {
+	if (!n && pk->shared_empty)
+		return cg_pickle_share_again(pk, list, idx, pk->shared_empty);
 	if (2 * (pk->nshared + 1) > pk->shared_cap)
 		shared_grow(pk);
 	cg_pk **slot = shared_slot(pk, items, n);
@@ -200,10 +202,7 @@ cg_pk *cg_pickle_share(cg_pickle *pk, cg_pk *list, size_t idx, cg_pk **items, si
 	if (c) {
 		for (size_t i = 0; i < n; i++)
 			cg_pickle_release(pk, items[i]);
-		pk->memo[idx] = c; /* kept: the slot's reference is none to count */
-		cg_pickle_release(pk, list); /* the slot's */
-		cg_pickle_release(pk, list); /* the caller's */
-		return c;
+		return cg_pickle_share_again(pk, list, idx, c);
 	}
 	cg_pickle_items_reserve(pk, list, 0, n);
 	if (n)
@@ -213,7 +212,58 @@ cg_pk *cg_pickle_share(cg_pickle *pk, cg_pk *list, size_t idx, cg_pk **items, si
 	cg_pk_keep(list);
 	*slot = list;
 	pk->nshared++;
+	if (!n)
+		pk->shared_empty = list;
 	return list;
+}
+
+cg_pk *cg_pickle_share_again(cg_pickle *pk, cg_pk *list, size_t idx, cg_pk *c)
+{
+	pk->memo[idx] = c; /* kept: the slot's reference is none to count */
+	/* list: empty, held by the slot and the caller alone */
+	list->type = CG_PK_NONE;
+	list->v.items = (cg_pk **)pk->free_nodes;
+	pk->free_nodes = list;
+	return c;
+}
+
+/* Frame lists repeat: the same stack's list is the same run of gets,
+ * found by its bytes in a direct-mapped table instead of read item by item. */
+static uint64_t bytes_hash(const unsigned char *b, size_t len)
+{
+	uint64_t h = (uint64_t)len * 0x9e3779b97f4a7c15ull;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8)
+		h = (h ^ rd64(b + i)) * 0xff51afd7ed558ccdull;
+	uint64_t tail = 0;
+	memcpy(&tail, b + i, len - i);
+	h = (h ^ tail) * 0xff51afd7ed558ccdull;
+	return h ^ h >> 29;
+}
+
+cg_pk *cg_pickle_list_memo_find(cg_pickle *pk, const unsigned char *b, size_t len, uint64_t *hash)
+{
+	uint64_t h = *hash = bytes_hash(b, len);
+	if (!pk->list_memos)
+		return NULL;
+	const list_memo *m = &pk->list_memos[h & (PK_LIST_MEMOS - 1)];
+	if (m->list && m->hash == h && m->epoch == pk->memo_epoch && m->len == len && !memcmp(m->bytes, b, len))
+		return m->list;
+	return NULL;
+}
+
+void cg_pickle_list_memo_add(cg_pickle *pk, uint64_t hash, const unsigned char *b, size_t len, uint64_t top,
+			     cg_pk *c)
+{
+	if (len > PK_LIST_MEMO_BYTES)
+		return;
+	if (!pk->list_memos)
+		pk->list_memos = cg_calloc(PK_LIST_MEMOS, sizeof *pk->list_memos);
+	list_memo *m = &pk->list_memos[hash & (PK_LIST_MEMOS - 1)];
+	*m = (list_memo){hash, pk->memo_epoch, c, (uint32_t)len, {0}};
+	memcpy(m->bytes, b, len);
+	if (top > pk->list_memo_top)
+		pk->list_memo_top = top;
 }
 
 cg_pk *cg_pickle_unshare(cg_pickle *pk, size_t idx)
@@ -228,6 +278,7 @@ cg_pk *cg_pickle_unshare(cg_pickle *pk, size_t idx)
 	l->len = c->len;
 	l->memo = (uint32_t)idx + 1;
 	pk->memo[idx] = l;
+	cg_pickle_memo_slot_changed(pk, idx);
 	return l;
 }
 
@@ -455,7 +506,9 @@ int cg_pickle_load(cg_pickle **out, cg_reader *r, const cg_pickle_options *o, co
 	cg_free(pk->pend_node);
 	cg_free(pk->shared);
 	cg_free(pk->scratch);
+	cg_free(pk->list_memos);
 	pk->shared = pk->scratch = NULL;
+	pk->list_memos = NULL;
 	pk->pend = NULL;
 	pk->pend_node = NULL;
 	pk->buf = NULL;
@@ -493,6 +546,7 @@ void cg_pickle_free(cg_pickle *pk)
 	cg_free(pk->pend_node);
 	cg_free(pk->shared);
 	cg_free(pk->scratch);
+	cg_free(pk->list_memos);
 	cg_free(pk);
 }
 

@@ -275,6 +275,35 @@ cg_pk *cg_pkscan_list(scan *s)
 		return list;
 	}
 	s->p++;
+	/* A memoized run of gets made before (the same stack again): the
+	 * shared list it made, with the gets and pushes it would count. */
+	const unsigned char *run = s->p;
+	size_t run_len = 0;
+	uint64_t run_hash = 0, run_top = 0;
+	if (slot != SIZE_MAX) {
+		size_t gets = 0;
+		const unsigned char *q = run;
+		for (; q - run <= (ptrdiff_t)PK_LIST_MEMO_BYTES; gets++) {
+			size_t left = (size_t)(s->end - q);
+			uint64_t idx;
+			if (left >= 2 && *q == F_BINGET)
+				idx = q[1], q += 2;
+			else if (left >= 5 && *q == F_LONG_BINGET)
+				idx = rd32(q + 1), q += 5;
+			else
+				break;
+			run_top = idx > run_top ? idx : run_top;
+		}
+		if (gets && q - run <= (ptrdiff_t)PK_LIST_MEMO_BYTES && q < s->end && *q == F_APPENDS) {
+			run_len = (size_t)(q - run);
+			cg_pk *c = cg_pickle_list_memo_find(pk, run, run_len, &run_hash);
+			if (c && s->vsp + gets <= pk->o.max_depth) {
+				pk->gets += gets;
+				s->p = q + 1;
+				return cg_pickle_share_again(pk, list, slot, c);
+			}
+		}
+	}
 	/* The items wait in pk->scratch (a stack's frames are memo gets):
 	 * the list's array is made once, or not at all when it is shared. */
 	for (;;) {
@@ -308,8 +337,12 @@ cg_pk *cg_pkscan_list(scan *s)
 		pk->scratch[n++] = item;
 	}
 	s->vsp -= n;
-	if (slot != SIZE_MAX && all_gets && n)
-		return cg_pickle_share(pk, list, slot, pk->scratch, n);
+	if (slot != SIZE_MAX && all_gets && n) {
+		cg_pk *c = cg_pickle_share(pk, list, slot, pk->scratch, n);
+		if (run_len)
+			cg_pickle_list_memo_add(pk, run_hash, run, run_len, run_top, c);
+		return c;
+	}
 	cg_pickle_items_reserve(pk, list, 0, n);
 	if (n)
 		memcpy(list->v.items, pk->scratch, n * sizeof *pk->scratch);
@@ -605,6 +638,7 @@ static void rollback(cg_pickle *pk, size_t npend, uint64_t memo0, uint64_t puts0
 	pk->puts = puts0;
 	pk->gets = gets0;
 	pk->fast_fallbacks++;
+	cg_pickle_memo_slot_changed(pk, memo0);
 }
 
 /* Between two dicts: brings more input in when less than a large entry is

@@ -30,8 +30,19 @@
  * and the fast path puts it nowhere but in an entry's values. */
 #define PK_LIST_SHARED	  (1u << 6)
 #define PK_KEY_CACHE	  64 /* a power of two */
+#define PK_LIST_MEMOS	  256 /* a power of two */
+#define PK_LIST_MEMO_BYTES 128
 #define PK_SHORT_STRS	  16 /* a power of two */
 #define PK_SHORT_STR_LEN  16
+
+/* A shared list remembered by the bytes of the memo gets that made it
+ * (pickle.c, cg_pickle_list_memo_find). */
+typedef struct list_memo {
+	uint64_t hash, epoch;
+	cg_pk *list;
+	uint32_t len;
+	unsigned char bytes[PK_LIST_MEMO_BYTES];
+} list_memo;
 
 typedef struct chunk {
 	struct chunk *next;
@@ -94,8 +105,15 @@ struct cg_pickle {
 	 * table of nshared in shared_cap slots (a power of two) */
 	cg_pk **shared;
 	size_t nshared, shared_cap;
+	cg_pk *shared_empty; /* the shared empty list, once made */
 	cg_pk **scratch; /* a list's items while the fast path reads them */
 	size_t scratch_cap;
+	/* Shared lists by the bytes of their memo gets, valid while no memo
+	 * slot that exists changes what it holds or a dict its pairs: every
+	 * such change counts in memo_epoch (cg_pickle_memo_changed). */
+	list_memo *list_memos;
+	uint64_t memo_epoch;
+	uint64_t list_memo_top; /* the highest memo slot a remembered list's gets name, this epoch */
 	uint64_t fast_entries, fast_fallbacks;
 };
 
@@ -130,6 +148,30 @@ int cg_pickle_fast_batch(cg_pickle *pk);
  * there is none yet; either way memo slot idx holds it after the call and
  * the caller holds a reference to it instead of list. */
 cg_pk *cg_pickle_share(cg_pickle *pk, cg_pk *list, size_t idx, cg_pk **items, size_t n);
+/* The shared list a run of memo gets (b[0 .. len), BINGET and LONG_BINGET
+ * up to an APPENDS) made before, when no memo slot that exists has changed
+ * since, or NULL; *hash is for cg_pickle_list_memo_add. */
+cg_pk *cg_pickle_list_memo_find(cg_pickle *pk, const unsigned char *b, size_t len, uint64_t *hash);
+/* Remembers that the gets b[0 .. len), of memo slots up to top, made the shared list c. */
+void cg_pickle_list_memo_add(cg_pickle *pk, uint64_t hash, const unsigned char *b, size_t len, uint64_t top,
+			     cg_pk *c);
+/* Memo slot idx holds shared list c instead of list (empty, referenced
+ * by the caller and that slot, and freed); returns c. */
+cg_pk *cg_pickle_share_again(cg_pickle *pk, cg_pk *list, size_t idx, cg_pk *c);
+/* A dict changed its pairs (a remembered list may hold it). */
+static inline void cg_pickle_memo_changed(cg_pickle *pk)
+{
+	pk->memo_epoch++;
+	pk->list_memo_top = 0;
+}
+
+/* Memo slot idx, which exists, changed what it holds (or the memo was cut
+ * back to idx slots): the lists remembered by gets of it are forgotten. */
+static inline void cg_pickle_memo_slot_changed(cg_pickle *pk, uint64_t idx)
+{
+	if (pk->list_memos && idx <= pk->list_memo_top)
+		cg_pickle_memo_changed(pk);
+}
 /* Memo slot idx (holding a shared list) given a list of its own, equal to it. */
 cg_pk *cg_pickle_unshare(cg_pickle *pk, size_t idx);
 /* The opcodes up to STOP; *root is the value STOP pops. */

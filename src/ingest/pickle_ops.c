@@ -224,6 +224,8 @@ static int memo_put(cg_pickle *pk, uint64_t idx, uint64_t at)
 	cg_pk *old = pk->memo[idx], *v = pk->stack[pk->sp - 1];
 	if (!old)
 		pk->memo_count++;
+	else
+		cg_pickle_memo_slot_changed(pk, idx);
 	ref(v);
 	if (old && old != &cg_pickle_consumed)
 		cg_pickle_release(pk, old);
@@ -264,6 +266,7 @@ static int offer(cg_pickle *pk, cg_pk *list, size_t list_pos, cg_pk *item)
 	if (item->refs == 2 && item->memo && item->memo <= pk->memo_len && pk->memo[item->memo - 1] == item) {
 		pk->memo[item->memo - 1] = &cg_pickle_consumed;
 		item->refs--;
+		cg_pickle_memo_slot_changed(pk, item->memo - 1);
 	}
 	cg_pickle_release(pk, item);
 	return 1;
@@ -337,6 +340,7 @@ static int dict_update(cg_pickle *pk, cg_pk *d, cg_pk **kv, size_t n, uint64_t a
 	if (n > MAX_LEN - d->len)
 		return cg_pickle_fail_at(pk, at, "a dict of more than %u pairs", MAX_LEN);
 	d->flags &= (uint8_t)~PK_DICT_NOT_ENTRY;
+	cg_pickle_memo_changed(pk); /* a list remembered by its gets may hold d (cg_pickle_list_memo_find) */
 	size_t reserved = 2 * ((size_t)d->len + n);
 	cg_pickle_items_reserve(pk, d, (size_t)d->len * 2, n * 2);
 	cg_pk **items = d->v.items;

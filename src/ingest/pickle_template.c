@@ -157,6 +157,7 @@ undo:
 	pk->memo_len = pk->memo_count = memo0;
 	pk->puts = puts0;
 	pk->gets = gets0;
+	cg_pickle_memo_slot_changed(pk, memo0);
 	s->p = start;
 	s->vsp = vsp0;
 	return false;

@@ -182,6 +182,7 @@ typedef struct sb {
 	uint32_t first_dict;   /* ... of entry 0's */
 	uint32_t entry_like;   /* a dict {"action": "alloc"} outside the trace */
 	size_t cut;	       /* M_TRUNCATE: where the file ends */
+	bool fresh_lists;      /* every entry its own frame list, of the same gets per context (as CPython writes a stack again) */
 } sb;
 
 static uint32_t memoize(sb *s)
@@ -247,7 +248,7 @@ static const char *const actions[] = {"alloc", "free_requested", "free_completed
 
 static void frames_of(sb *s, unsigned ctx)
 {
-	if (s->ctx_list[ctx]) {
+	if (s->ctx_list[ctx] && !s->fresh_lists) {
 		get(s, s->ctx_list[ctx] - 1);
 		return;
 	}
@@ -434,9 +435,10 @@ static void entry(sb *s, size_t j, enum mutation m)
 
 /* A snapshot of n entries in batches of batch (CPython's 1000), entry
  * `at` mutated by m; FRAME opcodes every 64 KiB between entries when framed. */
-static bytes build(size_t n, size_t batch, size_t at, enum mutation m, bool framed)
+static bytes build_lists(size_t n, size_t batch, size_t at, enum mutation m, bool framed, bool fresh_lists)
 {
 	sb s = {0};
+	s.fresh_lists = fresh_lists;
 	put(&s.b, "\x80\x04", 2);
 	put_byte(&s.b, '}');
 	memoize(&s);
@@ -535,6 +537,11 @@ static bytes build(size_t n, size_t batch, size_t at, enum mutation m, bool fram
 	return s.b;
 }
 
+static bytes build(size_t n, size_t batch, size_t at, enum mutation m, bool framed)
+{
+	return build_lists(n, batch, at, m, framed, false);
+}
+
 static void built_snapshots_read_the_same_both_ways(void **state)
 {
 	(void)state;
@@ -544,6 +551,11 @@ static void built_snapshots_read_the_same_both_ways(void **state)
 	 * entries); the one batch sent back is the list of frame dicts */
 	assert_int_equal(st.fast_entries, 3000);
 	assert_int_equal(st.fast_fallbacks, 1);
+	free(b.d);
+	/* every stack's list written again by each entry: read fast too */
+	b = build_lists(3000, 1000, 0, M_NONE, true, true);
+	st = both(b.d, b.n, "fresh lists");
+	assert_int_equal(st.fast_entries, 3000);
 	free(b.d);
 	b = build(1, 1000, 5, M_NONE, false);
 	both(b.d, b.n, "one entry (APPEND)");
@@ -565,13 +577,16 @@ static void built_snapshots_read_the_same_both_ways(void **state)
 static void mutated_entries_read_the_same_both_ways(void **state)
 {
 	(void)state;
+	for (int fresh = 0; fresh < 2; fresh++)
 	for (int m = M_NO_SIZE; m < M_COUNT; m++)
 		for (size_t at = 0; at < 2200; at += 1099) {
 			if ((m == M_GET_CONSUMED || m == M_FRAME_DICT_BECOMES_ENTRY || m == M_SHARED_LIST_APPEND) && at < 1000)
 				continue;
-			bytes b = build(2500, 1000, at, (enum mutation)m, m % 2);
-			char what[64];
-			snprintf(what, sizeof what, "mutation %d at entry %zu", m, at);
+			/* with fresh lists a fourth batch reads, after the frame dict
+			 * became an entry, the lists remembered before */
+			bytes b = build_lists(fresh ? 3500 : 2500, 1000, at, (enum mutation)m, m % 2, fresh);
+			char what[80];
+			snprintf(what, sizeof what, "mutation %d at entry %zu%s", m, at, fresh ? ", fresh lists" : "");
 			/* the other batches stay fast */
 			cg_snap_parse_stats st = both(b.d, b.n, what);
 			if (last_rc == 0 && st.fast_entries < 1000)
