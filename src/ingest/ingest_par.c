@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "membudget.h"
 #include "tlmerge.h"
 #include "xalloc.h"
 
@@ -124,14 +125,19 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int merge_slot(cg_jsonl_ctx *ctx, slot *s, cg_error *err)
+/* total: the bytes of a plain file, 0 when not known; an array takes room
+ * for at most most_bytes ahead of its records. */
+static int merge_slot(cg_jsonl_ctx *ctx, slot *s, uint64_t total, uint64_t most_bytes, cg_error *err)
 {
 	/* A block that reaches the give-up offset while the result has no
 	 * record yet is read again, which tells at which line to give up. */
 	const cg_block *b = &s->block;
-	bool reaches = cg_jsonl_gives_up_at(ctx, b->offset + b->len);
+	uint64_t through = b->offset + b->len;
+	bool reaches = cg_jsonl_gives_up_at(ctx, through);
 	if (!s->replay && !reaches && cg_timeline_mergeable(ctx->tl, s->shard)) {
-		cg_timeline_merge(ctx->tl, s->shard);
+		/* the file's share read so far foretells the arrays' sizes */
+		double scale = total > through && through ? 1.05 * (double)total / (double)through : 1.0;
+		cg_timeline_merge_expecting(ctx->tl, s->shard, scale, most_bytes);
 		return 0;
 	}
 	return cg_jsonl_block_add(ctx, &s->block, err);
@@ -143,6 +149,9 @@ int cg_jsonl_parallel(cg_jsonl_ctx *ctx, cg_reader *r, unsigned threads, cg_erro
 	pthread_mutex_init(&pl.mu, NULL);
 	pthread_cond_init(&pl.cv, NULL);
 	pl.nslots = 2 * (size_t)threads + 2;
+	/* room taken ahead is address space: a quarter of what the machine
+	 * could give at most, per array */
+	uint64_t total = cg_reader_is_gzip(r) ? 0 : cg_reader_file_size(r), most_bytes = cg_memory_budget() / 4;
 	pl.slots = cg_calloc(pl.nslots, sizeof *pl.slots);
 	cg_timeline_limits lim = {cg_strtab_limit(ctx->tl->strings)}; /* blocks bound shards; the result counts records */
 	for (size_t i = 0; i < pl.nslots; i++)
@@ -181,7 +190,7 @@ int cg_jsonl_parallel(cg_jsonl_ctx *ctx, cg_reader *r, unsigned threads, cg_erro
 		}
 		uint64_t bytes_in = pl.bytes_in;
 		pthread_mutex_unlock(&pl.mu);
-		rc = merge_slot(ctx, s, err);
+		rc = merge_slot(ctx, s, total, most_bytes, err);
 		cg_ingest_progress(ctx->o, bytes_in, cg_reader_file_size(r), false);
 		pthread_mutex_lock(&pl.mu);
 		s->state = EMPTY;

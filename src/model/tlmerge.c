@@ -82,10 +82,31 @@ static void map_dtypes(cg_timeline *dst, const cg_timeline *src, remap *maps)
 	}
 }
 
+/* How an array that must grow grows (cg_timeline_merge_expecting). */
+typedef struct growth {
+	double scale;
+	uint64_t most_bytes;
+} growth;
+
 /* Room for n more records of an array, then a pointer to the first (the
  * array itself, perhaps NULL, when n is 0: NULL + 0 is undefined). */
 #define APPEND_ROOM(dst, arr, count, cap, n) \
-	((n) ? (CG_GROW((dst)->arr, (dst)->cap, (dst)->count + (n)), (dst)->arr + (dst)->count) : (dst)->arr)
+	((n) ? (room((void **)&(dst)->arr, &(dst)->cap, (dst)->count + (n), sizeof *(dst)->arr, grow), \
+		(dst)->arr + (dst)->count) \
+	     : (dst)->arr)
+
+static void room(void **arr, size_t *cap, size_t need, size_t size, growth g)
+{
+	if (need <= *cap)
+		return;
+	double want = (double)need * g.scale;
+	if (want <= (double)need || want >= (double)(CG_NONE - 1) || want * (double)size > (double)g.most_bytes) {
+		cg_grow(arr, cap, need, size); /* doubling */
+		return;
+	}
+	*arr = cg_reallocarray(*arr, (size_t)want, size);
+	*cap = (size_t)want;
+}
 
 /* Sites in src's order of first use, as reading src's lines into dst
  * would add them. */
@@ -100,7 +121,7 @@ static void map_sites(cg_timeline *dst, const cg_timeline *src, remap *maps)
 	}
 }
 
-static void append_records(cg_timeline *dst, const cg_timeline *src, const remap *maps)
+static void append_records(cg_timeline *dst, const cg_timeline *src, const remap *maps, growth grow)
 {
 	const cg_str *s = maps->str;
 	const uint32_t *shape = maps->shape;
@@ -247,6 +268,11 @@ static void merge_source(cg_timeline *dst, cg_timeline *src, const cg_str *str)
 
 void cg_timeline_merge(cg_timeline *dst, cg_timeline *src)
 {
+	cg_timeline_merge_expecting(dst, src, 1.0, 0);
+}
+
+void cg_timeline_merge_expecting(cg_timeline *dst, cg_timeline *src, double scale, uint64_t most_bytes)
+{
 	remap maps;
 	maps.str = map_table(dst->strings, src->strings);
 	maps.shape = map_table(dst->shapes, src->shapes);
@@ -254,7 +280,7 @@ void cg_timeline_merge(cg_timeline *dst, cg_timeline *src)
 	map_devices(dst, src, &maps);
 	map_dtypes(dst, src, &maps);
 	map_sites(dst, src, &maps);
-	append_records(dst, src, &maps);
+	append_records(dst, src, &maps, (growth){scale, most_bytes});
 	merge_source(dst, src, maps.str);
 	cg_free(maps.str);
 	cg_free(maps.shape);

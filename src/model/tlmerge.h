@@ -28,6 +28,12 @@ bool cg_timeline_mergeable(const cg_timeline *dst, const cg_timeline *src);
 /* Appends src (unfinalized, checked with cg_timeline_mergeable) to dst
  * (unfinalized), then empties src for reuse. Never fails. */
 void cg_timeline_merge(cg_timeline *dst, cg_timeline *src);
+/* The same, where the shards so far (src the last) are about a share of
+ * 1 / scale (>= 1) of the whole: an array that must grow takes room for
+ * what it is expected to hold at the end (at most most_bytes; doubling
+ * beyond), not double, so that a trace of millions of records is copied
+ * once instead of at every doubling. */
+void cg_timeline_merge_expecting(cg_timeline *dst, cg_timeline *src, double scale, uint64_t most_bytes);
 
 /* Empties an unfinalized timeline, keeping its memory and string limit. */
 void cg_timeline_reset(cg_timeline *tl);

@@ -331,6 +331,43 @@ static void three_shards_through_one_reused_timeline_finalize_alike(void **state
 	cg_timeline_free(ref);
 }
 
+static void arrays_grow_to_the_expected_size_within_the_bound(void **state)
+{
+	(void)state;
+	cg_timeline *ref = new_tl();
+	add_range(ref, 0, NTRACE);
+	/* the first shard said to be a fortieth of the trace: room for forty
+	 * times its records at once; the rest then fits without growing */
+	size_t cut = NTRACE / 5;
+	cg_timeline *dst = new_tl(), *shard = new_tl(), *doubling = new_tl();
+	add_range(shard, 0, cut);
+	size_t first = shard->nmem;
+	assert_true(first > 0);
+	cg_timeline_merge_expecting(dst, shard, 40.0, UINT64_MAX);
+	assert_int_equal(dst->mem_cap, first * 40);
+	cg_mem *before = dst->mem;
+	add_range(shard, cut, NTRACE);
+	cg_timeline_merge_expecting(dst, shard, 1.0, UINT64_MAX);
+	assert_ptr_equal(dst->mem, before);
+	assert_same(ref, dst);
+	cg_timeline_free(dst);
+	/* room that would take more bytes than allowed: doubling, as a plain merge */
+	dst = new_tl();
+	add_range(shard, 0, cut);
+	cg_timeline_merge_expecting(dst, shard, 40.0, first * 40 * sizeof(cg_mem) - 1);
+	add_range(shard, 0, cut);
+	cg_timeline_merge(doubling, shard);
+	assert_int_equal(dst->mem_cap, doubling->mem_cap);
+	assert_true(dst->mem_cap < first * 40);
+	add_range(shard, cut, NTRACE);
+	cg_timeline_merge_expecting(dst, shard, 40.0, 0);
+	assert_same(ref, dst);
+	cg_timeline_free(doubling);
+	cg_timeline_free(dst);
+	cg_timeline_free(shard);
+	cg_timeline_free(ref);
+}
+
 static void diagnostics_add_up_and_the_first_200_of_the_file_are_kept(void **state)
 {
 	/* 150 in dst, 100 in the shard: 250 counted; kept, dst's 150 then the
@@ -539,6 +576,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_shard_merged_at_any_line_gives_the_whole_timeline),
 		cmocka_unit_test(three_shards_through_one_reused_timeline_finalize_alike),
+		cmocka_unit_test(arrays_grow_to_the_expected_size_within_the_bound),
 		cmocka_unit_test(diagnostics_add_up_and_the_first_200_of_the_file_are_kept),
 		cmocka_unit_test(a_second_meta_record_is_not_mergeable),
 		cmocka_unit_test(finalized_timelines_are_not_mergeable),
