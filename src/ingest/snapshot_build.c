@@ -188,11 +188,19 @@ typedef struct span_node {
 	bool used;
 } span_node;
 
+#define RECENT_LEAVES 256 /* a power of two */
+
 typedef struct span_builder {
 	span_node *nodes;
 	size_t n, cap;
 	cg_u64map children; /* (parent + 1) << 32 | frame name -> node + 1 */
 	cg_u64map leaves;   /* (annotation + 1) << 32 | stack -> leaf node + 1 */
+	/* leaves looked up lately, by key (never 0), direct-mapped: the
+	 * entries of a step reuse a few hundred stacks */
+	struct recent_leaf {
+		uint64_t key;
+		uint32_t leaf;
+	} recent[RECENT_LEAVES];
 } span_builder;
 
 static uint64_t pair_key(uint32_t parent, uint32_t id)
@@ -211,9 +219,15 @@ static uint32_t add_node(span_builder *b, uint32_t parent, cg_str name, uint64_t
 static uint32_t stack_span(cg_snap_reader *x, span_builder *b, uint32_t a, uint32_t stack, uint64_t t,
 			   uint32_t line)
 {
-	uint32_t leaf = cg_u64map_get(&b->leaves, pair_key(a, stack));
-	if (leaf)
+	uint64_t key = pair_key(a, stack);
+	struct recent_leaf *r = &b->recent[key * 0x9e3779b97f4a7c15ull >> 56 & (RECENT_LEAVES - 1)];
+	if (r->key == key)
+		return r->leaf;
+	uint32_t leaf = cg_u64map_get(&b->leaves, key);
+	if (leaf) {
+		*r = (struct recent_leaf){key, leaf - 1};
 		return leaf - 1;
+	}
 	uint32_t p = a;
 	for (uint32_t f = x->stack_first[stack - 1]; f < x->stack_first[stack]; f++) {
 		cg_str name = x->stack_frames[f];
@@ -222,7 +236,8 @@ static uint32_t stack_span(cg_snap_reader *x, span_builder *b, uint32_t a, uint3
 			*child = add_node(b, p, name, t, line) + 1;
 		p = *child - 1;
 	}
-	*cg_u64map_slot(&b->leaves, pair_key(a, stack)) = p + 1;
+	*cg_u64map_slot(&b->leaves, key) = p + 1;
+	*r = (struct recent_leaf){key, p};
 	return p;
 }
 
@@ -350,6 +365,22 @@ static uint32_t *annotation_of(const cg_snapshot *s, const cg_nest_span *nest, s
 	return of;
 }
 
+/* n in decimal, as "%zu" writes it (hundreds of thousands of span ids);
+ * returns the length. */
+static size_t decimal(char buf[24], size_t n)
+{
+	char tmp[24];
+	size_t k = 0;
+	do {
+		tmp[k++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	for (size_t i = 0; i < k; i++)
+		buf[i] = tmp[k - 1 - i];
+	buf[k] = 0;
+	return k;
+}
+
 static int add_spans(cg_snap_reader *x, span_builder *b, cg_str *ids)
 {
 	cg_timeline *tl = x->tl;
@@ -365,8 +396,8 @@ static int add_spans(cg_snap_reader *x, span_builder *b, cg_str *ids)
 	}
 	for (size_t i = 0; i < b->n; i++) {
 		char id[24];
-		snprintf(id, sizeof id, "%zu", i);
-		if (cg_timeline_intern(tl, id, strlen(id), &ids[i]) < 0)
+		size_t len = decimal(id, i);
+		if (cg_timeline_intern(tl, id, len, &ids[i]) < 0)
 			return CG_ELIMIT;
 	}
 	for (size_t i = 0; i < b->n; i++) {
