@@ -154,6 +154,16 @@ void cg_pickle_release(cg_pickle *pk, cg_pk *n)
 		dismantle(pk, pk->work[--w], &w);
 }
 
+/* --- the memo -------------------------------------------------------- */
+
+void cg_pickle_memo_grow(cg_pickle *pk, uint64_t idx)
+{
+	cg_prefault_region(pk->o.prefault, pk->o.prefault_region, NULL, 0);
+	CG_GROW(pk->memo, pk->memo_cap, (size_t)idx + 1);
+	cg_prefault_region(pk->o.prefault, pk->o.prefault_region, pk->memo, pk->memo_cap * sizeof *pk->memo);
+	cg_prefault_used(pk->o.prefault, pk->o.prefault_region, pk->memo_len * sizeof *pk->memo);
+}
+
 /* --- shared lists ---------------------------------------------------- */
 
 /* A snapshot's every alloc and free_requested memoizes a new frame list,
@@ -487,7 +497,7 @@ int cg_pickle_load(cg_pickle **out, cg_reader *r, const cg_pickle_options *o, co
 	 * of hundreds of MB copies it (xalloc.c). Pages not written cost nothing. */
 	if (pk->total) {
 		uint64_t slots = pk->total / 32 + 1, most = ((uint64_t)1 << 30) / sizeof *pk->memo;
-		CG_GROW(pk->memo, pk->memo_cap, (size_t)(slots < most ? slots : most));
+		cg_pickle_memo_grow(pk, (slots < most ? slots : most) - 1);
 	}
 	pk->p = pk->end = pk->buf;
 	/* never NULL, so that pk->stack + mark is defined on an empty stack */
@@ -496,6 +506,7 @@ int cg_pickle_load(cg_pickle **out, cg_reader *r, const cg_pickle_options *o, co
 
 	cg_pk *top = NULL;
 	int rc = cg_pickle_run(pk, &top);
+	cg_prefault_region(pk->o.prefault, pk->o.prefault_region, NULL, 0);
 	/* What only the load needed goes now; the nodes stay. */
 	cg_free(pk->buf);
 	cg_free(pk->stack);

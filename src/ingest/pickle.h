@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "prefault.h"
 #include "reader.h"
 
 typedef enum cg_pk_type {
@@ -119,9 +120,11 @@ typedef struct cg_pickle_options {
 	cg_pk_entry_fn on_entry;       /* NULL: no fast path (needs on_item) */
 	const char *const *entry_keys; /* nentry_keys <= CG_PK_ENTRY_MAX_KEYS, entry_keys[0] the one that must be a str */
 	size_t nentry_keys;
+	cg_prefault *prefault;	  /* NULL, or makes the memo's pages present ahead (prefault.h) */
+	unsigned prefault_region; /* ... as this region */
 } cg_pickle_options;
 
-#define CG_PICKLE_OPTIONS_INIT {NULL, NULL, 0, 0, NULL, NULL, 0}
+#define CG_PICKLE_OPTIONS_INIT {NULL, NULL, 0, 0, NULL, NULL, 0, NULL, 0}
 
 /* Reads one pickle from r (from its current position) up to STOP; bytes
  * after STOP may have been read from r too. *root is the top value, owned

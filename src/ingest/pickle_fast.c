@@ -59,7 +59,7 @@ bool cg_pkscan_memoize(scan *s, cg_pk *v)
 	if (idx >= pk->o.max_memo)
 		return false;
 	if (idx >= pk->memo_cap)
-		CG_GROW(pk->memo, pk->memo_cap, (size_t)idx + 1);
+		cg_pickle_memo_grow(pk, idx);
 	pk->memo[idx] = v;
 	if (v != &cg_pickle_consumed) {
 		ref(v);
@@ -67,6 +67,7 @@ bool cg_pkscan_memoize(scan *s, cg_pk *v)
 	}
 	pk->memo_len++;
 	pk->memo_count++;
+	cg_prefault_used(pk->o.prefault, pk->o.prefault_region, pk->memo_len * sizeof *pk->memo);
 	pk->puts++;
 	return true;
 }

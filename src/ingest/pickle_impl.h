@@ -172,6 +172,8 @@ static inline void cg_pickle_memo_slot_changed(cg_pickle *pk, uint64_t idx)
 	if (pk->list_memos && idx <= pk->list_memo_top)
 		cg_pickle_memo_changed(pk);
 }
+/* Room for memo slot idx (the memo's pages made present ahead of it). */
+void cg_pickle_memo_grow(cg_pickle *pk, uint64_t idx);
 /* Memo slot idx (holding a shared list) given a list of its own, equal to it. */
 cg_pk *cg_pickle_unshare(cg_pickle *pk, size_t idx);
 /* The opcodes up to STOP; *root is the value STOP pops. */

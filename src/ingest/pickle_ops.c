@@ -217,9 +217,10 @@ static int memo_put(cg_pickle *pk, uint64_t idx, uint64_t at)
 				pk, at, "memo index %llu skips far past the %llu entries stored so far",
 				(unsigned long long)idx, (unsigned long long)pk->puts);
 		if (idx >= pk->memo_cap)
-			CG_GROW(pk->memo, pk->memo_cap, (size_t)idx + 1);
+			cg_pickle_memo_grow(pk, idx);
 		memset(pk->memo + pk->memo_len, 0, ((size_t)idx + 1 - pk->memo_len) * sizeof *pk->memo);
 		pk->memo_len = (size_t)idx + 1;
+		cg_prefault_used(pk->o.prefault, pk->o.prefault_region, pk->memo_len * sizeof *pk->memo);
 	}
 	cg_pk *old = pk->memo[idx], *v = pk->stack[pk->sp - 1];
 	if (!old)

@@ -563,6 +563,7 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 	early_block *early;
 	size_t nearly = early_blocks(x, b, &early);
 	cg_timeline_reserve_mem(tl, nearly + nrecords);
+	cg_prefault_region(x->pf, CG_SNAP_PF_RECORDS, tl->mem, tl->mem_cap * sizeof *tl->mem);
 	cg_str *ids = cg_malloc((b->n ? b->n : 1) * sizeof *ids);
 	cg_u64map address_ids = {0};
 	int rc = add_spans(x, b, ids);
@@ -597,7 +598,9 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 		rc = address_id(tl, &address_ids, e->addr, &m.tensor);
 		if (rc == 0)
 			rc = cg_timeline_add_mem(tl, &m);
+		cg_prefault_used(x->pf, CG_SNAP_PF_RECORDS, tl->nmem * sizeof *tl->mem);
 	}
+	cg_prefault_region(x->pf, CG_SNAP_PF_RECORDS, NULL, 0);
 	cg_u64map_free(&address_ids);
 	cg_free(ids);
 	cg_free(span_of);

@@ -71,6 +71,20 @@ static struct cg_snap_list *list_of(cg_snap_reader *x, const cg_pk *list)
 	return &x->lists[x->nlists++];
 }
 
+/* Room for n entries (their pages made present ahead of the writes). */
+static void entries_grow(cg_snap_reader *x, size_t n)
+{
+	cg_snapshot *s = x->s;
+	cg_prefault_region(x->pf, CG_SNAP_PF_ENTRIES, NULL, 0);
+	cg_prefault_region(x->pf, CG_SNAP_PF_STACKS, NULL, 0);
+	CG_GROW(s->entries, s->entries_cap, n);
+	CG_GROW(x->entry_stack, x->entry_stack_cap, n);
+	cg_prefault_region(x->pf, CG_SNAP_PF_ENTRIES, s->entries, s->entries_cap * sizeof *s->entries);
+	cg_prefault_region(x->pf, CG_SNAP_PF_STACKS, x->entry_stack, x->entry_stack_cap * sizeof *x->entry_stack);
+	cg_prefault_used(x->pf, CG_SNAP_PF_ENTRIES, s->nentries * sizeof *s->entries);
+	cg_prefault_used(x->pf, CG_SNAP_PF_STACKS, s->nentries * sizeof *x->entry_stack);
+}
+
 /* The fields of a trace entry cgmem reads, found in one pass over its
  * pairs (the hook runs for millions of entries). Later pairs win, as in
  * Python. */
@@ -158,10 +172,12 @@ static int take_fields(cg_snap_reader *x, const cg_pk *list, const entry_fields 
 		char why[256];
 		return cg_error_set(err, CG_ELIMIT, "%s: %s", x->name, cg_timeline_limit_text(x->tl, why, sizeof why));
 	}
-	CG_GROW(s->entries, s->entries_cap, s->nentries + 1);
-	CG_GROW(x->entry_stack, x->entry_stack_cap, s->nentries + 1);
+	if (s->nentries == s->entries_cap || s->nentries == x->entry_stack_cap)
+		entries_grow(x, s->nentries + 1);
 	x->entry_stack[s->nentries] = stack;
 	s->entries[s->nentries++] = e;
+	cg_prefault_used(x->pf, CG_SNAP_PF_ENTRIES, s->nentries * sizeof *s->entries);
+	cg_prefault_used(x->pf, CG_SNAP_PF_STACKS, s->nentries * sizeof *x->entry_stack);
 	return 1;
 }
 
@@ -329,12 +345,12 @@ static void fill_source(cg_snap_reader *x, cg_reader *r, const char *path)
  * hundreds of MB copies them (xalloc.c). Pages not written cost nothing. */
 static void reserve_entries(cg_snap_reader *x, cg_reader *r)
 {
-	if (cg_reader_is_gzip(r))
+	if (cg_reader_is_gzip(r)) {
+		entries_grow(x, 1);
 		return;
+	}
 	uint64_t n = cg_reader_file_size(r) / 64 + 1, most = ((uint64_t)1 << 30) / sizeof *x->s->entries;
-	n = n < most ? n : most;
-	CG_GROW(x->s->entries, x->s->entries_cap, (size_t)n);
-	CG_GROW(x->entry_stack, x->entry_stack_cap, (size_t)n);
+	entries_grow(x, (size_t)(n < most ? n : most));
 }
 
 int cg_snapshot_ingest(cg_timeline **out, cg_reader *r, const char *path, const cg_ingest_options *o,
@@ -356,12 +372,15 @@ int cg_snapshot_ingest_with(cg_timeline **out, cg_reader *r, const char *path, c
 	x.name = cg_reader_name(r);
 	x.all_timed = true;
 	x.stack_index = cg_strtab_new(0);
+	x.pf = cg_prefault_start();
 	x.seq_index = cg_strtab_new(0);
 	cg_ingest_progress(o, 0, cg_reader_file_size(r), false);
 
 	cg_pickle_options po = CG_PICKLE_OPTIONS_INIT;
 	po.on_item = take_entry;
 	po.ctx = &x;
+	po.prefault = x.pf;
+	po.prefault_region = CG_SNAP_PF_MEMO;
 	if (parser == CG_SNAP_PARSER_FAST) {
 		po.on_entry = take_fast;
 		po.entry_keys = entry_keys;
@@ -370,6 +389,9 @@ int cg_snapshot_ingest_with(cg_timeline **out, cg_reader *r, const char *path, c
 	const cg_pk *root;
 	reserve_entries(&x, r);
 	int rc = cg_pickle_load(&x.pk, r, &po, &root, err);
+	/* read: the entries do not grow again */
+	cg_prefault_region(x.pf, CG_SNAP_PF_ENTRIES, NULL, 0);
+	cg_prefault_region(x.pf, CG_SNAP_PF_STACKS, NULL, 0);
 	if (rc == 0) {
 		x.s->protocol = cg_pickle_protocol(x.pk);
 		x.s->memo_puts = cg_pickle_memo_puts(x.pk);
@@ -382,6 +404,7 @@ int cg_snapshot_ingest_with(cg_timeline **out, cg_reader *r, const char *path, c
 	cg_ingest_progress(o, cg_reader_bytes_in(r), cg_reader_file_size(r), true);
 	if (stats && x.pk)
 		*stats = (cg_snap_parse_stats){cg_pickle_fast_entries(x.pk), cg_pickle_fast_fallbacks(x.pk)};
+	cg_prefault_stop(x.pf);
 	cg_pickle_free(x.pk);
 	cg_strtab_free(x.stack_index);
 	cg_strtab_free(x.seq_index);

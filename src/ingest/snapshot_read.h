@@ -12,11 +12,15 @@
 
 #include "ingest_options.h"
 #include "pickle.h"
+#include "prefault.h"
 #include "snapshot.h"
 #include "timeline.h"
 #include "u64map.h"
 
 #define CG_SNAP_ACTION_CACHE 16
+
+/* The regions of cg_snap_reader.pf: the large arrays filled while reading. */
+enum { CG_SNAP_PF_ENTRIES, CG_SNAP_PF_STACKS, CG_SNAP_PF_MEMO, CG_SNAP_PF_RECORDS };
 
 /* A frame dict as a stack holds it: "file:line function", and whether
  * the default folding (kept_user) and --stack full (kept_full) keep it. */
@@ -31,6 +35,7 @@ typedef struct cg_snap_reader {
 	cg_pickle *pk;
 	const cg_ingest_options *o;
 	const char *name;
+	cg_prefault *pf; /* the large arrays' pages made present ahead (NULL: not) */
 
 	/* Trace entries go straight into s->entries as they stream past:
 	 * while reading, t_ns holds time_us as written and device the entry's

@@ -326,6 +326,32 @@ static void a_string_table_returns_every_block_it_takes(void **state)
 	assert_int_equal(counts.live, 0);
 }
 
+/* Blocks of 4 MiB and more grow into new blocks, the old one's pages
+ * handed back as they are copied: every byte arrives, at every size on
+ * the way, and shrinking keeps the head. */
+static void a_large_block_grows_by_copy_and_keeps_every_byte(void **state)
+{
+	cg_set_allocator(NULL);
+	size_t n = (size_t)3 << 20;
+	unsigned char *p = cg_malloc(n);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(i * 131 + (i >> 13));
+	for (size_t want = (size_t)5 << 20; want <= (size_t)40 << 20; want = want * 2 + 4093) {
+		p = cg_realloc(p, want);
+		for (size_t i = 0; i < n; i++)
+			if (p[i] != (unsigned char)(i * 131 + (i >> 13)))
+				fail_msg("byte %zu lost growing to %zu bytes", i, want);
+		for (size_t i = n; i < want; i++)
+			p[i] = (unsigned char)(i * 131 + (i >> 13));
+		n = want;
+	}
+	p = cg_realloc(p, (size_t)6 << 20);
+	for (size_t i = 0; i < ((size_t)6 << 20); i++)
+		if (p[i] != (unsigned char)(i * 131 + (i >> 13)))
+			fail_msg("byte %zu lost shrinking", i);
+	cg_free(p);
+}
+
 static void restoring_the_default_stops_the_counting(void **state)
 {
 	cg_set_allocator(NULL);
@@ -339,6 +365,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(overflowing_sizes_exit_before_asking_the_allocator),
+		cmocka_unit_test(a_large_block_grows_by_copy_and_keeps_every_byte),
 		cmocka_unit_test(sizes_that_just_fit_reach_the_allocator),
 		cmocka_unit_test(an_allocator_returning_null_ends_the_process_with_a_message),
 		cmocka_unit_test(growth_doubles_from_sixteen_and_keeps_the_contents),
