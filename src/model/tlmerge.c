@@ -274,6 +274,8 @@ void cg_timeline_merge(cg_timeline *dst, cg_timeline *src)
 void cg_timeline_merge_expecting(cg_timeline *dst, cg_timeline *src, double scale, uint64_t most_bytes)
 {
 	remap maps;
+	cg_strtab_expect(dst->strings, src->strings, scale, most_bytes);
+	cg_strtab_expect(dst->shapes, src->shapes, scale, most_bytes);
 	maps.str = map_table(dst->strings, src->strings);
 	maps.shape = map_table(dst->shapes, src->shapes);
 	maps.device = cg_malloc(((size_t)src->ndevices + 1) * sizeof *maps.device);

@@ -27,6 +27,11 @@ struct cg_strtab {
 	slot *slots; /* open addressing; id UINT32_MAX marks an empty slot */
 	size_t nslots;
 	size_t limit;
+	/* The capacities growing by doubling alone would have reached: the
+	 * limit is checked against them, so that room made ahead
+	 * (cg_strtab_expect) changes how fast the table fills, never which
+	 * string reaches the limit. */
+	size_t text_vcap, entries_vcap, vslots;
 };
 
 #define EMPTY_SLOT UINT32_MAX
@@ -80,9 +85,19 @@ uint64_t cg_hash_bytes(const void *data, size_t n)
 	return mix(a ^ k1, b ^ h);
 }
 
+/* The bytes the limit counts. */
 static size_t table_bytes(const cg_strtab *t)
 {
-	return t->text_cap + t->entries_cap * sizeof(entry) + t->nslots * sizeof(slot);
+	return t->text_vcap + t->entries_vcap * sizeof(entry) + t->vslots * sizeof(slot);
+}
+
+/* Capacity CG_GROW reaches from cap for need elements. */
+static size_t grown(size_t cap, size_t need)
+{
+	size_t c = cap ? cap : 16;
+	while (c < need)
+		c *= 2;
+	return need <= cap ? cap : c;
 }
 
 static void rehash(cg_strtab *t, size_t nslots)
@@ -104,6 +119,7 @@ cg_strtab *cg_strtab_new(size_t max_bytes)
 	cg_strtab *t = cg_calloc(1, sizeof *t);
 	t->limit = max_bytes;
 	rehash(t, 64);
+	t->vslots = 64;
 	cg_str empty;
 	int rc = cg_strtab_intern(t, "", 0, &empty);
 	(void)rc; /* the empty string always fits */
@@ -173,23 +189,27 @@ int cg_strtab_intern_hashed(cg_strtab *t, const char *s, size_t n, uint32_t hash
 
 	size_t need = t->text_len + n + 1;
 	size_t extra = 0;
-	if (need > t->text_cap)
-		extra += (need > 2 * t->text_cap ? need : 2 * t->text_cap) - t->text_cap;
-	if (t->count + 1 > t->entries_cap)
-		extra += (t->entries_cap ? t->entries_cap : 16) * sizeof(entry);
-	if (crowded(t->count + 1, t->nslots))
-		extra += t->nslots * sizeof(slot);
+	if (need > t->text_vcap)
+		extra += (need > 2 * t->text_vcap ? need : 2 * t->text_vcap) - t->text_vcap;
+	if (t->count + 1 > t->entries_vcap)
+		extra += (t->entries_vcap ? t->entries_vcap : 16) * sizeof(entry);
+	if (crowded(t->count + 1, t->vslots))
+		extra += t->vslots * sizeof(slot);
 	if (over_limit(t, extra))
 		return CG_ELIMIT;
 
 	CG_GROW(t->text, t->text_cap, need);
+	t->text_vcap = grown(t->text_vcap, need);
 	memcpy(t->text + t->text_len, s, n);
 	t->text[t->text_len + n] = '\0';
 	CG_GROW(t->entries, t->entries_cap, t->count + 1);
+	t->entries_vcap = grown(t->entries_vcap, t->count + 1);
 	t->entries[t->count] = (entry){t->text_len, (uint32_t)n, hash};
 	t->text_len = need;
 	*out = (cg_str)t->count;
 	t->count++;
+	if (crowded(t->count, t->vslots))
+		t->vslots *= 2;
 	if (crowded(t->count, t->nslots)) {
 		rehash(t, t->nslots * 2);
 	} else {
@@ -220,7 +240,7 @@ bool cg_strtab_equals(const cg_strtab *t, cg_str id, const char *s, size_t n)
 
 size_t cg_strtab_bytes(const cg_strtab *t)
 {
-	return sizeof *t + table_bytes(t);
+	return sizeof *t + t->text_cap + t->entries_cap * sizeof(entry) + t->nslots * sizeof(slot);
 }
 
 size_t cg_strtab_limit(const cg_strtab *t)
@@ -243,15 +263,6 @@ void cg_strtab_clear(cg_strtab *t)
 	(void)rc; /* the empty string always fits */
 }
 
-/* Capacity CG_GROW reaches from cap for need elements. */
-static size_t grown(size_t cap, size_t need)
-{
-	size_t c = cap ? cap : 16;
-	while (c < need)
-		c *= 2;
-	return need <= cap ? cap : c;
-}
-
 bool cg_strtab_can_add(const cg_strtab *t, const cg_strtab *from)
 {
 	if (!t->limit)
@@ -262,12 +273,38 @@ bool cg_strtab_can_add(const cg_strtab *t, const cg_strtab *from)
 	if (k > t->limit || text > t->limit)
 		return false;
 	size_t count = t->count + k;
+	size_t nslots = t->vslots;
+	while (crowded(count, nslots))
+		nslots *= 2;
+	size_t bytes = grown(t->text_vcap, t->text_len + text) + grown(t->entries_vcap, count) * sizeof(entry) +
+		       nslots * sizeof(slot);
+	return bytes <= t->limit;
+}
+
+void cg_strtab_expect(cg_strtab *t, const cg_strtab *from, double scale, uint64_t most_bytes)
+{
+	size_t count = t->count + from->count, text_bytes = t->text_len + from->text_len;
+	if (scale <= 1 || (count <= t->entries_cap && text_bytes <= t->text_cap && !crowded(count, t->nslots)))
+		return; /* no growth for these */
+	double c = (double)count * scale, x = (double)text_bytes * scale;
+	double bytes = x + c * (double)(sizeof(entry) + 2 * sizeof(slot)); /* at most 2.7 slots a string */
+	if (c >= UINT32_MAX - 1 || bytes > (double)most_bytes || (t->limit && bytes > (double)t->limit))
+		return;
+	count = (size_t)c;
+	text_bytes = (size_t)x;
+	if (text_bytes > t->text_cap) {
+		t->text = cg_realloc(t->text, text_bytes);
+		t->text_cap = text_bytes;
+	}
+	if (count > t->entries_cap) {
+		t->entries = cg_reallocarray(t->entries, count, sizeof(entry));
+		t->entries_cap = count;
+	}
 	size_t nslots = t->nslots;
 	while (crowded(count, nslots))
 		nslots *= 2;
-	size_t bytes = grown(t->text_cap, t->text_len + text) + grown(t->entries_cap, count) * sizeof(entry) +
-		       nslots * sizeof(slot);
-	return bytes <= t->limit;
+	if (nslots > t->nslots)
+		rehash(t, nslots);
 }
 
 /* Interning a batch lets the next strings' slots, entries and text be

@@ -41,6 +41,12 @@ uint32_t cg_strtab_hash(const cg_strtab *t, cg_str id);
 /* Could every string of from be interned into t without reaching t's
  * limit, even if none of them is there yet? */
 bool cg_strtab_can_add(const cg_strtab *t, const cg_strtab *from);
+/* Before from's strings are interned into t, where t would grow for them:
+ * makes room at once for scale (> 1) times the strings and text both hold
+ * (at most most_bytes, and within the limit), so that a table that will
+ * hold millions is not copied at every doubling. The limit is checked as
+ * if the room were not there. */
+void cg_strtab_expect(cg_strtab *t, const cg_strtab *from, double scale, uint64_t most_bytes);
 /* Forgets every string but keeps the memory, for reuse. */
 void cg_strtab_clear(cg_strtab *t);
 /* Looks s up without adding it; returns 1 when found. */

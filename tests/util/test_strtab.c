@@ -98,6 +98,65 @@ static void limit_is_reported_not_exceeded(void **state)
 	cg_strtab_free(t);
 }
 
+/* Interns "a-long-enough-string-number-<i>" for i from *i until the limit
+ * stops it (or 100000); returns the code. */
+static int fill(cg_strtab *t, int *i)
+{
+	char buf[64];
+	int rc = 0;
+	for (; *i < 100000 && rc == 0; (*i)++) {
+		int n = snprintf(buf, sizeof buf, "a-long-enough-string-number-%d", *i);
+		cg_str id;
+		rc = cg_strtab_intern(t, buf, (size_t)n, &id);
+	}
+	return rc;
+}
+
+/* Room made ahead (cg_strtab_expect) is not counted by the limit: the same
+ * string reaches it as without the room, and every string is found. */
+static void room_made_ahead_changes_no_limit_and_no_id(void **state)
+{
+	cg_strtab *plain = cg_strtab_new(256 << 10), *roomy = cg_strtab_new(256 << 10);
+	cg_strtab *batch = cg_strtab_new(0);
+	char buf[64];
+	for (int i = 0; i < 50; i++) {
+		int n = snprintf(buf, sizeof buf, "a-long-enough-string-number-%d", i);
+		cg_str id;
+		assert_int_equal(cg_strtab_intern(batch, buf, (size_t)n, &id), 0);
+	}
+	size_t before = cg_strtab_bytes(roomy);
+	/* 51 strings said to be a fiftieth: room for about 2,550, within the limit */
+	cg_strtab_expect(roomy, batch, 50.0, UINT64_MAX);
+	assert_true(cg_strtab_bytes(roomy) > before + 2000 * 30);
+	int i = 0, j = 0;
+	int rc_plain = fill(plain, &i), rc_roomy = fill(roomy, &j);
+	assert_int_equal(rc_plain, CG_ELIMIT);
+	assert_int_equal(rc_roomy, CG_ELIMIT);
+	assert_int_equal(i, j);
+	assert_int_equal(cg_strtab_count(plain), cg_strtab_count(roomy));
+	for (int k = 0; k < i - 1; k += 7) {
+		int n = snprintf(buf, sizeof buf, "a-long-enough-string-number-%d", k);
+		cg_str a, b;
+		assert_true(cg_strtab_find(plain, buf, (size_t)n, &a));
+		assert_true(cg_strtab_find(roomy, buf, (size_t)n, &b));
+		assert_int_equal(a, b);
+	}
+	/* room that would pass the limit, or the bound, is not made */
+	cg_strtab *small = cg_strtab_new(4 << 10);
+	before = cg_strtab_bytes(small);
+	cg_strtab_expect(small, batch, 50.0, UINT64_MAX);
+	assert_int_equal(cg_strtab_bytes(small), before);
+	cg_strtab *bounded = cg_strtab_new(0);
+	before = cg_strtab_bytes(bounded);
+	cg_strtab_expect(bounded, batch, 50.0, 4 << 10);
+	assert_int_equal(cg_strtab_bytes(bounded), before);
+	cg_strtab_free(bounded);
+	cg_strtab_free(small);
+	cg_strtab_free(batch);
+	cg_strtab_free(plain);
+	cg_strtab_free(roomy);
+}
+
 /* Trace ids are short and sequential ("s890000", "s890001", ...): their
  * hashes must still spread over the table, or every lookup walks one long
  * cluster. 1024 keys into 1024 buckets fill about 1 - 1/e of them. */
@@ -129,6 +188,7 @@ int main(void)
 		cmocka_unit_test(binary_strings_with_nul_bytes_are_distinct),
 		cmocka_unit_test(many_strings_survive_rehashing),
 		cmocka_unit_test(limit_is_reported_not_exceeded),
+		cmocka_unit_test(room_made_ahead_changes_no_limit_and_no_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
