@@ -55,12 +55,6 @@ static int ingest_reader(cg_timeline **out, cg_reader *r, const char *path, cons
 		rc = cg_memtimeline_ingest(out, r, path, o, err);
 	else if (rc == 0)
 		rc = cg_jsonl_ingest(out, r, path, o, err);
-	/* Records read from zeros where the file was cut are not the trace. */
-	if (rc == 0 && cg_reader_cut_short(r)) {
-		cg_timeline_free(*out);
-		*out = NULL;
-		rc = cg_reader_cut_short_error(r, err);
-	}
 	uint64_t at;
 	if (rc == 0 && cg_reader_gzip_trailing(r, &at)) {
 		uint64_t size = cg_reader_file_size(r);

@@ -29,7 +29,7 @@ cg_jsonl_parser *cg_jsonl_parser_new(void);
 void cg_jsonl_parser_free(cg_jsonl_parser *p);
 
 /* Parses line[0..len); nothing past it is read, so the line may end its
- * buffer (a mapped file). On success *out points into p and stays valid
+ * buffer. On success *out points into p and stays valid
  * until the next call.
  * On failure returns -1 and writes why into msg ("not valid JSON near
  * column 17", "not a JSON object"). */

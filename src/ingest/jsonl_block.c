@@ -37,8 +37,7 @@ void cg_jsonl_mark_truncated(cg_timeline *tl, uint64_t line, const char *note)
 static int parse_line(cg_jsonl_ctx *in, const char *line, size_t len, uint64_t lineno,
 		      bool last_unterminated, cg_error *err);
 
-/* The block is only read: it may be a mapped file's pages, and a block may
- * be read again (ingest_par.c). */
+/* The block is only read: a block may be read again (ingest_par.c). */
 static int one_line(cg_jsonl_ctx *in, const char *line, size_t len, uint64_t lineno, bool last_unterminated,
 		    cg_error *err)
 {

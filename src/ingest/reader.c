@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -11,7 +10,6 @@
 #include <emmintrin.h>
 #endif
 
-#include "mapguard.h"
 #include "xalloc.h"
 
 #define IN_BYTES ((size_t)1 << 20)
@@ -50,16 +48,6 @@ struct cg_reader {
 	char *spare; /* a released block buffer */
 	size_t spare_cap;
 
-	/* A plain regular file larger than a block is mapped, and its blocks
-	 * are the mapped pages (no copy); reading by read(2) takes over from
-	 * map_pos where a block would not end in a newline there (a line longer
-	 * than a block, the last line without one, the file grown or cut). */
-	bool regular;
-	bool map_tried, mapping; /* mapping: blocks still come from the map */
-	const char *map;
-	size_t map_len, map_pos;
-	uintptr_t page; /* the page size, for releasing a block's pages */
-	int guard; /* mapguard.h: a page of the map cut from the file reads as zeros */
 };
 
 static int read_error(cg_reader *r, cg_error *err)
@@ -107,7 +95,6 @@ static cg_reader *reader_new(const cg_reader_options *o)
 	r->block_bytes = opts.block_bytes;
 	r->next_line = 1;
 	r->fd = -1;
-	r->guard = -1;
 	return r;
 }
 
@@ -153,10 +140,8 @@ int cg_reader_open(cg_reader **out, const char *path, const cg_reader_options *o
 			cg_reader_close(r);
 			return CG_EIO;
 		}
-		if (S_ISREG(st.st_mode)) {
+		if (S_ISREG(st.st_mode))
 			r->file_size = (uint64_t)st.st_size;
-			r->regular = true;
-		}
 		r->device = S_ISCHR(st.st_mode);
 	}
 	return start(out, r, err);
@@ -206,10 +191,6 @@ void cg_reader_close(cg_reader *r)
 		return;
 	if (r->z_ready)
 		inflateEnd(&r->z);
-	if (r->map) {
-		cg_mapguard_remove(r->guard);
-		munmap((void *)r->map, r->map_len);
-	}
 	if (r->own_fd)
 		close(r->fd);
 	cg_free(r->name);
@@ -382,104 +363,9 @@ static int skip_more(cg_reader *r, cg_block *b, int64_t skipped, bool ended)
 	return 1;
 }
 
-bool cg_reader_cut_short(const cg_reader *r)
-{
-	return r->map && cg_mapguard_hit(r->guard);
-}
-
-int cg_reader_cut_short_error(const cg_reader *r, cg_error *err)
-{
-	return cg_error_set(err, CG_EIO, "%s: the file was cut short while it was read (before byte %zu): "
-			    "read it again once it is complete", r->name, r->map_pos);
-}
-
-/* Maps the file for its blocks when nothing has been handed out yet (what
- * format detection read is read again from the map). */
-static void map_start(cg_reader *r)
-{
-	r->map_tried = true;
-	if (!r->regular || r->fd < 0 || r->gzip || r->next_offset != 0 || r->carry_pos != 0 ||
-	    r->file_size <= r->block_bytes || r->file_size > SIZE_MAX)
-		return;
-	void *m = mmap(NULL, (size_t)r->file_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
-	if (m == MAP_FAILED)
-		return; /* read(2) as for any other file */
-	madvise(m, (size_t)r->file_size, MADV_SEQUENTIAL);
-	r->guard = cg_mapguard_add(m, (size_t)r->file_size, r->fd);
-	r->page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	r->map = m;
-	r->map_len = (size_t)r->file_size;
-	r->mapping = true;
-}
-
-/* Goes on by read(2) from map_pos, as if the file had been read so far. */
-static int read_from_map_pos(cg_reader *r, cg_error *err)
-{
-	r->mapping = false;
-	if (lseek(r->fd, (off_t)r->map_pos, SEEK_SET) < 0)
-		return read_error(r, err);
-	r->carry_len = r->carry_pos = 0;
-	r->in_pos = r->in_len = 0;
-	r->eof_in = r->done = false;
-	r->bytes_in = r->bytes_out = r->map_pos;
-	return 0;
-}
-
-/* The next block from the map: 1, 0 at the end, 2 to read on by read(2),
- * or an error. */
-static int next_mapped(cg_reader *r, cg_block *b, cg_error *err)
-{
-	if (cg_reader_cut_short(r))
-		return cg_reader_cut_short_error(r, err);
-	struct stat st;
-	if (fstat(r->fd, &st) != 0)
-		return read_error(r, err);
-	/* Pages past a cut would fault: a file cut short is read instead, to
-	 * the end read(2) gives, checked before each block. */
-	if ((uint64_t)st.st_size < r->map_len || (r->map_pos == r->map_len && (uint64_t)st.st_size > r->map_len)) {
-		int rc = read_from_map_pos(r, err);
-		return rc < 0 ? rc : 2;
-	}
-	if (r->map_pos == r->map_len) {
-		r->done = true;
-		return 0;
-	}
-	size_t avail = r->map_len - r->map_pos, want = avail < r->block_bytes ? avail : r->block_bytes;
-	const char *p = r->map + r->map_pos;
-	const char *nl = p + want;
-	while (nl > p && nl[-1] != '\n')
-		nl--; /* back to the last newline: a line's bytes, or the block's when one is longer */
-	if (nl-- == p) {
-		int rc = read_from_map_pos(r, err);
-		return rc < 0 ? rc : 2;
-	}
-	size_t used = (size_t)(nl - p) + 1;
-	b->data = (char *)p; /* read only (cg_block) */
-	b->len = b->cap = used;
-	b->mapped = true;
-	b->offset = r->next_offset;
-	b->first_line = r->next_line;
-	b->nlines = count_lines(p, used);
-	r->next_line += b->nlines;
-	r->next_offset += used;
-	r->map_pos += used;
-	if (r->bytes_in < r->map_pos)
-		r->bytes_in = r->map_pos;
-	if (r->bytes_out < r->map_pos)
-		r->bytes_out = r->map_pos;
-	return 1;
-}
-
 int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err)
 {
 	memset(b, 0, sizeof *b);
-	if (!r->map_tried)
-		map_start(r);
-	if (r->mapping) {
-		int rc = next_mapped(r, b, err);
-		if (rc != 2)
-			return rc;
-	}
 	if (r->done && r->carry_len == 0)
 		return 0;
 	b->cap = r->block_bytes > r->carry_len ? r->block_bytes : r->carry_len * 2;
@@ -578,15 +464,6 @@ void cg_reader_release(cg_reader *r, cg_block *b)
 {
 	if (!b->data)
 		return;
-	if (b->mapped) {
-		/* The pages wholly inside the block leave the process's memory. */
-		uintptr_t page = r->page, at = (uintptr_t)b->data;
-		uintptr_t first = (at + page - 1) & ~(page - 1), end = (at + b->len) & ~(page - 1);
-		if (end > first)
-			madvise((void *)first, end - first, MADV_DONTNEED);
-		b->data = NULL;
-		return;
-	}
 	if (!r->spare || b->cap > r->spare_cap) {
 		cg_free(r->spare);
 		r->spare = b->data;

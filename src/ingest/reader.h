@@ -31,8 +31,7 @@ typedef struct cg_reader_options {
 
 /* A block of lines. Every line ends in '\n' except, when
  * ends_without_newline is set, the last line of the file (then cap > len).
- * offset is where the block starts in the decompressed bytes. A block is
- * only read: with mapped set its data are a plain file's mapped pages.
+ * offset is where the block starts in the decompressed bytes.
  *
  * When overlong is set the block holds no data: line first_line is longer
  * than the limit and is skipped, about a block's worth of bytes per
@@ -48,7 +47,6 @@ typedef struct cg_block {
 	uint64_t nlines;
 	bool ends_without_newline;
 	bool overlong;
-	bool mapped;
 	bool overlong_open, overlong_more;
 	uint64_t overlong_bytes;
 } cg_block;
@@ -68,13 +66,6 @@ void cg_reader_close(cg_reader *r);
 int cg_reader_next(cg_reader *r, cg_block *b, cg_error *err);
 /* Gives a block's buffer back for reuse. */
 void cg_reader_release(cg_reader *r, cg_block *b);
-
-/* A mapped file cut short by another process while its blocks were read:
- * the pages past the cut read as zeros (mapguard.h), cg_reader_next
- * fails from then on, and the caller must not trust what the blocks
- * already handed out held: cg_reader_cut_short_error says so, naming the file. */
-bool cg_reader_cut_short(const cg_reader *r);
-int cg_reader_cut_short_error(const cg_reader *r, cg_error *err);
 
 /* Makes the first decompressed bytes of the file visible without consuming
  * them: *data points at up to want bytes (fewer only when the file is
