@@ -3,7 +3,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "checked.h"
 #include "diag.h"
@@ -74,19 +73,6 @@ static void apply_permutation(cg_mem *mem, uint32_t *perm, size_t n)
 	}
 }
 
-/* Returns the whole pages inside [from, to) to the system; their bytes
- * read as zero afterwards. The first and last partial pages are kept (the
- * allocator's header lies just before an allocation). */
-static void release_pages(uintptr_t *released, uintptr_t to)
-{
-	const uintptr_t page = 4096;
-	uintptr_t end = to & ~(page - 1);
-	if (end > *released) {
-		madvise((void *)*released, end - *released, MADV_DONTNEED);
-		*released = end;
-	}
-}
-
 /* Groups records by device, keeping their order within each device: one
  * sequential pass writes each device's records at its own cursor in a new
  * array. Pages of the old array go back to the system as the pass leaves
@@ -119,21 +105,20 @@ static void count_run(void *ctx, size_t run)
 		count[cg_timeline_mem_device(g->tl, &g->tl->mem[i])]++;
 }
 
-/* Whole pages of the run go back as it is copied; a page the run shares
- * with its neighbour stays (the neighbour may still read it), as do the
- * first two of the array (the allocator's header lies just before it). */
+/* Whole pages of the run go back as it is copied (xalloc.h); a page the
+ * run shares with its neighbour stays (the neighbour may still read it),
+ * as does the array's first (the allocator's header lies just before it). */
 static void copy_run(void *ctx, size_t run)
 {
 	grouping *g = ctx;
 	const cg_timeline *tl = g->tl;
 	size_t *next = g->at + run * tl->ndevices;
 	size_t i = run_start(g, run), end = run_end(g, run);
-	uintptr_t first = run ? (uintptr_t)&tl->mem[i] + 4095 : (uintptr_t)tl->mem + 2 * 4096;
-	uintptr_t released = first & ~(uintptr_t)4095;
+	uintptr_t released = (uintptr_t)&tl->mem[i];
 	for (size_t k = 0; i < end; i++, k++) {
 		g->out[next[cg_timeline_mem_device(tl, &tl->mem[i])]++] = tl->mem[i];
 		if ((k & 8191) == 8191)
-			release_pages(&released, (uintptr_t)&tl->mem[i + 1]);
+			cg_release_pages(&released, (uintptr_t)&tl->mem[i + 1]);
 	}
 }
 

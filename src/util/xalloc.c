@@ -71,18 +71,26 @@ void *cg_calloc(size_t count, size_t size)
 
 /* Copies n bytes from src, a block about to be freed, handing its pages
  * back as they are copied: the two blocks never add up. */
+void cg_release_pages(uintptr_t *released, uintptr_t to)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t from = (*released + huge - 1) & ~(huge - 1), end = to & ~(huge - 1);
+	if (end > from) {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+		madvise((void *)from, end - from, MADV_DONTNEED);
+#endif
+		*released = end;
+	}
+}
+
 static void copy_releasing(char *dst, char *src, size_t n)
 {
 	const size_t step = (size_t)2 << 20;
+	uintptr_t released = (uintptr_t)src;
 	for (size_t at = 0; at < n; at += step) {
 		size_t k = n - at < step ? n - at : step;
 		memcpy(dst + at, src + at, k);
-#if defined(__linux__) && defined(MADV_DONTNEED)
-		uintptr_t from = ((uintptr_t)src + at + PAGE - 1) & ~(PAGE - 1);
-		uintptr_t to = ((uintptr_t)src + at + k) & ~(PAGE - 1);
-		if (to > from)
-			madvise((void *)from, to - from, MADV_DONTNEED);
-#endif
+		cg_release_pages(&released, (uintptr_t)src + at + k);
 	}
 }
 

@@ -8,6 +8,7 @@
 #define CG_XALLOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cgmem.h" /* cg_free is public */
 
@@ -27,6 +28,15 @@ void *cg_realloc(void *p, size_t n);
 void *cg_reallocarray(void *p, size_t count, size_t size);
 char *cg_strndup(const char *s, size_t n);
 char *cg_strdup(const char *s);
+/* Hands the bytes of a block from *released up to `to` back to the system
+ * in whole 2 MiB pages, rounded inwards (the bytes around stay, and those
+ * handed back read as zero), and moves *released on. A block being copied
+ * into a new one gives its pages back as the copy passes them: a huge page
+ * handed back whole is taken again by the next one faulted in, whereas the
+ * pieces of a split one are not, and a page the system has not handed out
+ * lately costs much more to fault in on a virtual machine. */
+void cg_release_pages(uintptr_t *released, uintptr_t to);
+
 /* Formats into a new heap string. */
 char *cg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "strtab.h"
@@ -352,6 +353,30 @@ static void a_large_block_grows_by_copy_and_keeps_every_byte(void **state)
 	cg_free(p);
 }
 
+/* Pages go back in whole 2 MiB pages inside the range only: the bytes
+ * of those read as zero, every other byte stays, and the mark moves on
+ * only when something went back. */
+static void pages_go_back_whole_and_inside_the_range_only(void **state)
+{
+	const size_t huge = (size_t)2 << 20, n = 5 * huge;
+	unsigned char *block = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(block != MAP_FAILED);
+	unsigned char *p = (unsigned char *)(((uintptr_t)block + huge - 1) & ~(uintptr_t)(huge - 1));
+	memset(block, 7, n);
+	/* [p + 100, p + 3 huge + 5): only [p + huge, p + 3 huge) is whole */
+	uintptr_t released = (uintptr_t)p + 100;
+	cg_release_pages(&released, (uintptr_t)p + huge - 1); /* no whole page yet */
+	assert_int_equal(released, (uintptr_t)p + 100);
+	cg_release_pages(&released, (uintptr_t)p + 3 * huge + 5);
+	assert_int_equal(released, (uintptr_t)p + 3 * huge);
+	for (unsigned char *q = block; q < block + n; q++) {
+		bool gone = q >= p + huge && q < p + 3 * huge;
+		if (*q != (gone ? 0 : 7))
+			fail_msg("byte %td of the block is %d", q - block, *q);
+	}
+	munmap(block, n);
+}
+
 static void restoring_the_default_stops_the_counting(void **state)
 {
 	cg_set_allocator(NULL);
@@ -366,6 +391,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(overflowing_sizes_exit_before_asking_the_allocator),
 		cmocka_unit_test(a_large_block_grows_by_copy_and_keeps_every_byte),
+		cmocka_unit_test(pages_go_back_whole_and_inside_the_range_only),
 		cmocka_unit_test(sizes_that_just_fit_reach_the_allocator),
 		cmocka_unit_test(an_allocator_returning_null_ends_the_process_with_a_message),
 		cmocka_unit_test(growth_doubles_from_sixteen_and_keeps_the_contents),
