@@ -1,6 +1,7 @@
 #include "reader.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,6 +68,20 @@ static ssize_t source_read(cg_reader *r, void *buf, size_t n)
 	return (ssize_t)k;
 }
 
+/* The end of the file came: a regular file must have given the bytes it
+ * had when opened, or it was cut short while it was read, and what was
+ * read is not the trace. (A file that grew gives its new bytes too.) */
+static int reached_end(cg_reader *r, cg_error *err)
+{
+	r->eof_in = true;
+	if (r->fd < 0 || r->bytes_in >= r->file_size)
+		return 0;
+	return cg_error_set(err, CG_EIO,
+			    "%s: the file was cut short while it was read (it ended after %" PRIu64
+			    " of its %" PRIu64 " bytes): read it again once it is complete",
+			    r->name, r->bytes_in, r->file_size);
+}
+
 static int fill_in(cg_reader *r, cg_error *err)
 {
 	r->in_pos = 0;
@@ -77,11 +92,9 @@ static int fill_in(cg_reader *r, cg_error *err)
 			continue;
 		if (n < 0)
 			return read_error(r, err);
-		if (n == 0)
-			r->eof_in = true;
 		r->in_len = (size_t)n;
 		r->bytes_in += (uint64_t)n;
-		return 0;
+		return n == 0 ? reached_end(r, err) : 0;
 	}
 }
 
@@ -273,8 +286,10 @@ static int64_t read_plain(cg_reader *r, char *dst, size_t n, cg_error *err)
 			return read_error(r, err);
 		r->bytes_in += (uint64_t)k;
 		if (k == 0) {
-			r->eof_in = true;
 			r->done = true;
+			int rc = reached_end(r, err);
+			if (rc < 0)
+				return rc;
 		}
 		return k;
 	}

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "reader.h"
+#include "xalloc.h"
 
 /* Lines of every length from 0 to 40 bytes, their bytes varied. */
 static size_t sample_text(char *buf, size_t cap, bool last_newline)
@@ -288,6 +289,37 @@ static void a_plain_file_is_read_in_blocks_and_what_it_grows_by_too(void **state
 		assert_int_equal(cg_reader_bytes_out(r), want);
 		cg_reader_close(r);
 	}
+}
+
+/* A file cut short by another process while it is read, past what the
+ * reader has taken in: reading ends in an error naming the file, not in
+ * a shorter trace (plain and gzip alike: the bytes read from the file
+ * are counted). */
+static void a_file_cut_short_while_read_is_an_error_not_a_shorter_trace(void **state)
+{
+	const size_t n = (size_t)3 << 20, cut = (size_t)3 << 19;
+	char *text = cg_malloc(n);
+	for (size_t i = 0; i < n / 16; i++)
+		snprintf(text + 16 * i, 17, "line %010zu", i), text[16 * i + 15] = '\n';
+	const char *path = tu_write("cut.jsonl", text, n);
+	cg_free(text);
+	cg_reader *r = open_file(path, 64 << 10, 0);
+	cg_block b;
+	cg_error err = CG_ERROR_INIT;
+	assert_int_equal(cg_reader_next(r, &b, &err), 1);
+	cg_reader_release(r, &b);
+	assert_int_equal(truncate(path, (off_t)cut), 0);
+	uint64_t lines = 0;
+	int rc;
+	while ((rc = cg_reader_next(r, &b, &err)) > 0) {
+		lines += b.nlines;
+		cg_reader_release(r, &b);
+	}
+	assert_int_equal(rc, CG_EIO);
+	assert_true(lines < cut / 16);
+	assert_non_null(strstr(err.msg, "cut.jsonl: the file was cut short while it was read (it ended after "
+					"1572864 of its 3145728 bytes)"));
+	cg_reader_close(r);
 }
 
 static void the_last_line_without_a_newline_is_a_line(void **state)
@@ -803,6 +835,7 @@ int main(void)
 		cmocka_unit_test(bytes_after_the_last_gzip_member_are_ignored),
 		cmocka_unit_test(the_last_line_without_a_newline_is_a_line),
 		cmocka_unit_test(a_plain_file_is_read_in_blocks_and_what_it_grows_by_too),
+		cmocka_unit_test(a_file_cut_short_while_read_is_an_error_not_a_shorter_trace),
 		cmocka_unit_test(overlong_lines_are_skipped_and_reported_with_their_number),
 		cmocka_unit_test(a_line_exactly_at_the_limit_is_kept),
 		cmocka_unit_test(long_files_keep_their_line_numbers_across_blocks),
