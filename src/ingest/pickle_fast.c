@@ -67,7 +67,8 @@ bool cg_pkscan_memoize(scan *s, cg_pk *v)
 	}
 	pk->memo_len++;
 	pk->memo_count++;
-	cg_prefault_used(pk->o.prefault, pk->o.prefault_region, pk->memo_len * sizeof *pk->memo);
+	if ((pk->memo_len & 4095) == 0) /* now and then: the thread keeps 32 MiB ahead */
+		cg_prefault_used(pk->o.prefault, pk->o.prefault_region, pk->memo_len * sizeof *pk->memo);
 	pk->puts++;
 	return true;
 }
@@ -628,18 +629,23 @@ static bool scan_entry(scan *s, size_t i)
 	return nodes[0] && nodes[0]->type == CG_PK_STR;
 }
 
-static void rollback(cg_pickle *pk, size_t npend, uint64_t memo0, uint64_t puts0, uint64_t gets0)
+void cg_pkscan_memo_undo(cg_pickle *pk, uint64_t memo0, uint64_t puts0, uint64_t gets0)
 {
-	for (size_t i = 0; i < npend; i++)
-		cg_pkscan_pend_release(pk, i);
 	for (size_t i = (size_t)memo0; i < pk->memo_len; i++)
 		if (pk->memo[i] != &cg_pickle_consumed)
 			cg_pickle_release(pk, pk->memo[i]);
 	pk->memo_len = pk->memo_count = memo0;
 	pk->puts = puts0;
 	pk->gets = gets0;
-	pk->fast_fallbacks++;
 	cg_pickle_memo_slot_changed(pk, memo0);
+}
+
+static void rollback(cg_pickle *pk, size_t npend, uint64_t memo0, uint64_t puts0, uint64_t gets0)
+{
+	for (size_t i = 0; i < npend; i++)
+		cg_pkscan_pend_release(pk, i);
+	cg_pkscan_memo_undo(pk, memo0, puts0, gets0);
+	pk->fast_fallbacks++;
 }
 
 /* Between two dicts: brings more input in when less than a large entry is

@@ -79,6 +79,9 @@ cg_pk *cg_pkscan_memo_str(cg_pickle *pk, const cg_pk *inl);
 cg_pk *cg_pkscan_list(scan *s);
 /* Drops the values pending dict i holds. */
 void cg_pkscan_pend_release(cg_pickle *pk, size_t i);
+/* Takes the memo and the put and get counts back to what they were (memo
+ * slots from memo0 on released), for a batch or an entry read again. */
+void cg_pkscan_memo_undo(cg_pickle *pk, uint64_t memo0, uint64_t puts0, uint64_t gets0);
 /* Entry i read by the keys the batch learned (pickle_template.c): true
  * when read, false when scan_entry must read it (nothing is then changed). */
 bool cg_pkscan_entry_template(scan *s, size_t i);

@@ -151,13 +151,7 @@ bool cg_pkscan_entry_template(scan *s, size_t i)
 	return true;
 undo:
 	cg_pkscan_pend_release(pk, i);
-	for (size_t m = (size_t)memo0; m < pk->memo_len; m++)
-		if (pk->memo[m] != &cg_pickle_consumed)
-			cg_pickle_release(pk, pk->memo[m]);
-	pk->memo_len = pk->memo_count = memo0;
-	pk->puts = puts0;
-	pk->gets = gets0;
-	cg_pickle_memo_slot_changed(pk, memo0);
+	cg_pkscan_memo_undo(pk, memo0, puts0, gets0);
 	s->p = start;
 	s->vsp = vsp0;
 	return false;

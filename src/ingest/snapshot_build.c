@@ -598,7 +598,8 @@ static int add_entry_records(cg_snap_reader *x, const uint32_t *ann, span_builde
 		rc = address_id(tl, &address_ids, e->addr, &m.tensor);
 		if (rc == 0)
 			rc = cg_timeline_add_mem(tl, &m);
-		cg_prefault_used(x->pf, CG_SNAP_PF_RECORDS, tl->nmem * sizeof *tl->mem);
+		if ((tl->nmem & 1023) == 0) /* now and then: the thread keeps 32 MiB ahead */
+			cg_prefault_used(x->pf, CG_SNAP_PF_RECORDS, tl->nmem * sizeof *tl->mem);
 	}
 	cg_prefault_region(x->pf, CG_SNAP_PF_RECORDS, NULL, 0);
 	cg_u64map_free(&address_ids);

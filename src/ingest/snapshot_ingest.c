@@ -176,8 +176,10 @@ static int take_fields(cg_snap_reader *x, const cg_pk *list, const entry_fields 
 		entries_grow(x, s->nentries + 1);
 	x->entry_stack[s->nentries] = stack;
 	s->entries[s->nentries++] = e;
-	cg_prefault_used(x->pf, CG_SNAP_PF_ENTRIES, s->nentries * sizeof *s->entries);
-	cg_prefault_used(x->pf, CG_SNAP_PF_STACKS, s->nentries * sizeof *x->entry_stack);
+	if ((s->nentries & 1023) == 0) { /* now and then: the thread keeps 32 MiB ahead */
+		cg_prefault_used(x->pf, CG_SNAP_PF_ENTRIES, s->nentries * sizeof *s->entries);
+		cg_prefault_used(x->pf, CG_SNAP_PF_STACKS, s->nentries * sizeof *x->entry_stack);
+	}
 	return 1;
 }
 

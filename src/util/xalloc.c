@@ -69,8 +69,6 @@ void *cg_calloc(size_t count, size_t size)
 	return p;
 }
 
-/* Copies n bytes from src, a block about to be freed, handing its pages
- * back as they are copied: the two blocks never add up. */
 void cg_release_pages(uintptr_t *released, uintptr_t to)
 {
 	const uintptr_t huge = (uintptr_t)2 << 20;
@@ -83,6 +81,8 @@ void cg_release_pages(uintptr_t *released, uintptr_t to)
 	}
 }
 
+/* Copies n bytes from src, a block about to be freed, handing its pages
+ * back as they are copied: the two blocks never add up. */
 static void copy_releasing(char *dst, char *src, size_t n)
 {
 	const size_t step = (size_t)2 << 20;

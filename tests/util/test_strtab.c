@@ -99,12 +99,12 @@ static void limit_is_reported_not_exceeded(void **state)
 }
 
 /* Interns "a-long-enough-string-number-<i>" for i from *i until the limit
- * stops it (or 100000); returns the code. */
-static int fill(cg_strtab *t, int *i)
+ * stops it (or end); returns the code. */
+static int fill(cg_strtab *t, int *i, int end)
 {
 	char buf[64];
 	int rc = 0;
-	for (; *i < 100000 && rc == 0; (*i)++) {
+	for (; *i < end && rc == 0; (*i)++) {
 		int n = snprintf(buf, sizeof buf, "a-long-enough-string-number-%d", *i);
 		cg_str id;
 		rc = cg_strtab_intern(t, buf, (size_t)n, &id);
@@ -118,22 +118,19 @@ static void room_made_ahead_changes_no_limit_and_no_id(void **state)
 {
 	cg_strtab *plain = cg_strtab_new(256 << 10), *roomy = cg_strtab_new(256 << 10);
 	cg_strtab *batch = cg_strtab_new(0);
-	char buf[64];
-	for (int i = 0; i < 50; i++) {
-		int n = snprintf(buf, sizeof buf, "a-long-enough-string-number-%d", i);
-		cg_str id;
-		assert_int_equal(cg_strtab_intern(batch, buf, (size_t)n, &id), 0);
-	}
+	int made = 0;
+	assert_int_equal(fill(batch, &made, 50), 0);
 	size_t before = cg_strtab_bytes(roomy);
 	/* 51 strings said to be a fiftieth: room for about 2,550, within the limit */
 	cg_strtab_expect(roomy, batch, 50.0, UINT64_MAX);
 	assert_true(cg_strtab_bytes(roomy) > before + 2000 * 30);
 	int i = 0, j = 0;
-	int rc_plain = fill(plain, &i), rc_roomy = fill(roomy, &j);
+	int rc_plain = fill(plain, &i, 100000), rc_roomy = fill(roomy, &j, 100000);
 	assert_int_equal(rc_plain, CG_ELIMIT);
 	assert_int_equal(rc_roomy, CG_ELIMIT);
 	assert_int_equal(i, j);
 	assert_int_equal(cg_strtab_count(plain), cg_strtab_count(roomy));
+	char buf[64];
 	for (int k = 0; k < i - 1; k += 7) {
 		int n = snprintf(buf, sizeof buf, "a-long-enough-string-number-%d", k);
 		cg_str a, b;
