@@ -377,6 +377,25 @@ static void pages_go_back_whole_and_inside_the_range_only(void **state)
 	munmap(block, n);
 }
 
+/* The default allocator's calloc: zeroed at every size, also a large
+ * block whose pages come from the kernel, and a block freed with its
+ * bytes set does not come back set. */
+static void calloc_zeroes_small_and_large_blocks(void **state)
+{
+	cg_set_allocator(NULL);
+	static const size_t sizes[] = {1, 100, 4096, (size_t)1 << 20, (size_t)9 << 20};
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		for (int round = 0; round < 2; round++) {
+			unsigned char *p = cg_calloc(sizes[k], 1);
+			for (size_t i = 0; i < sizes[k]; i += 997)
+				assert_int_equal(p[i], 0);
+			assert_int_equal(p[sizes[k] - 1], 0);
+			memset(p, 0xaa, sizes[k]);
+			cg_free(p);
+		}
+	}
+}
+
 static void restoring_the_default_stops_the_counting(void **state)
 {
 	cg_set_allocator(NULL);
@@ -392,6 +411,7 @@ int main(void)
 		cmocka_unit_test(overflowing_sizes_exit_before_asking_the_allocator),
 		cmocka_unit_test(a_large_block_grows_by_copy_and_keeps_every_byte),
 		cmocka_unit_test(pages_go_back_whole_and_inside_the_range_only),
+		cmocka_unit_test(calloc_zeroes_small_and_large_blocks),
 		cmocka_unit_test(sizes_that_just_fit_reach_the_allocator),
 		cmocka_unit_test(an_allocator_returning_null_ends_the_process_with_a_message),
 		cmocka_unit_test(growth_doubles_from_sixteen_and_keeps_the_contents),
