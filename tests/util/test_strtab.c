@@ -20,6 +20,37 @@ static void same_string_gets_same_id(void **state)
 	cg_strtab_free(t);
 }
 
+/* Strings are compared in pieces by length (short ones by two loads):
+ * at every length to 40, a string differing from another in any one byte
+ * is another string, and the same bytes elsewhere in memory the same. */
+static void strings_differing_in_any_byte_at_any_length_are_distinct(void **state)
+{
+	cg_strtab *t = cg_strtab_new(0);
+	char s[41], copy[41];
+	for (size_t n = 1; n <= 40; n++) {
+		for (size_t i = 0; i < n; i++)
+			s[i] = (char)('a' + (n + i) % 26);
+		cg_str base, again;
+		assert_int_equal(cg_strtab_intern(t, s, n, &base), 0);
+		memcpy(copy, s, n);
+		assert_int_equal(cg_strtab_intern(t, copy, n, &again), 0);
+		assert_int_equal(again, base);
+		assert_true(cg_strtab_equals(t, base, copy, n));
+		for (size_t i = 0; i < n; i++) {
+			copy[i] ^= 0x20;
+			cg_str other;
+			assert_false(cg_strtab_equals(t, base, copy, n));
+			assert_int_equal(cg_strtab_find(t, copy, n, &other), 0);
+			assert_int_equal(cg_strtab_intern(t, copy, n, &other), 0);
+			assert_int_not_equal(other, base);
+			assert_int_equal(cg_strtab_len(t, other), n);
+			copy[i] ^= 0x20;
+		}
+		assert_false(cg_strtab_equals(t, base, copy, n - 1));
+	}
+	cg_strtab_free(t);
+}
+
 static void short_keys_spread_over_the_low_bits_of_the_hash(void **state)
 {
 	/* Table slots are the hash's low bits; ids like "#1234" differ only in
@@ -180,6 +211,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(short_sequential_ids_spread_over_the_buckets),
 		cmocka_unit_test(same_string_gets_same_id),
+		cmocka_unit_test(strings_differing_in_any_byte_at_any_length_are_distinct),
 		cmocka_unit_test(empty_string_is_id_zero),
 		cmocka_unit_test(short_keys_spread_over_the_low_bits_of_the_hash),
 		cmocka_unit_test(binary_strings_with_nul_bytes_are_distinct),
