@@ -22,6 +22,12 @@ static cairo_status_t svg_append(void *sink, const unsigned char *data, unsigned
 int cg_chart_open(cg_chart *c, const char *path, cg_chart_format format, const cg_chart_size *size,
 		  cg_error *err)
 {
+	return cg_chart_open_queued(c, path, format, size, NULL, err);
+}
+
+int cg_chart_open_queued(cg_chart *c, const char *path, cg_chart_format format, const cg_chart_size *size,
+			 cg_png_queue *q, cg_error *err)
+{
 	cg_chart_size def = CG_CHART_SIZE_INIT;
 	if (!size)
 		size = &def;
@@ -49,8 +55,8 @@ int cg_chart_open(cg_chart *c, const char *path, cg_chart_format format, const c
 		cairo_pdf_surface_set_metadata(c->surface, CAIRO_PDF_METADATA_CREATE_DATE, "");
 		cairo_pdf_surface_set_metadata(c->surface, CAIRO_PDF_METADATA_CREATOR, "cgmem");
 	} else {
-		c->surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)lround(c->width * c->scale),
-							(int)lround(c->height * c->scale));
+		int w = (int)lround(c->width * c->scale), h = (int)lround(c->height * c->scale);
+		c->surface = q ? cg_png_queue_surface(q, w, h) : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
 	}
 	c->cr = cairo_create(c->surface);
 	if (cairo_status(c->cr) != CAIRO_STATUS_SUCCESS) {

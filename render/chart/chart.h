@@ -43,12 +43,16 @@ typedef struct cg_chart {
 
 int cg_chart_open(cg_chart *c, const char *path, cg_chart_format format, const cg_chart_size *size,
 		  cg_error *err);
+/* The same, a PNG drawn into one of q's reused buffers (to be closed by
+ * cg_chart_close_queued with the same q); q NULL: as cg_chart_open. */
+struct cg_png_queue;
+int cg_chart_open_queued(cg_chart *c, const char *path, cg_chart_format format, const cg_chart_size *size,
+			 struct cg_png_queue *q, cg_error *err);
 /* Finishes the file (PNG written here) and frees the surface. Returns
  * CG_EIO when cairo reports an error at any point of the drawing. */
 int cg_chart_close(cg_chart *c, cg_error *err);
 /* The same, with a PNG handed to q to be written by its worker (errors
  * writing it come from cg_png_queue_finish); q NULL writes it here. */
-struct cg_png_queue;
 int cg_chart_close_queued(cg_chart *c, struct cg_png_queue *q, cg_error *err);
 
 /* --- house style (render/README of the design: Okabe-Ito categories) --- */

@@ -251,7 +251,7 @@ int cg_charts_render(cg_outdir *od, const cg_charts_options *o, struct cg_png_qu
 		if (rc < 0)
 			return rc;
 		cg_chart c;
-		rc = cg_chart_open(&c, path, formats[f].format, &o->size, err);
+		rc = cg_chart_open_queued(&c, path, formats[f].format, &o->size, q, err);
 		cg_free(path);
 		if (rc < 0)
 			return rc;

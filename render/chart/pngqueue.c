@@ -2,11 +2,14 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "png.h"
 #include "xalloc.h"
 
 #define DEPTH 2 /* images waiting: each is 5.8 MB at 1600 x 900 */
+/* Buffers kept for reuse: one being drawn, DEPTH waiting, one written. */
+#define SPARES (DEPTH + 2)
 
 typedef struct job {
 	cairo_surface_t *image;
@@ -23,7 +26,65 @@ struct cg_png_queue {
 	size_t head, count;
 	int rc;	   /* the first error */
 	cg_error err;
+	struct spare {
+		unsigned char *data;
+		size_t bytes;
+	} spares[SPARES];
+	size_t nspares;
 };
+
+/* What a pooled surface's pixels go back to when it is destroyed. */
+typedef struct pooled {
+	cg_png_queue *q;
+	unsigned char *data;
+	size_t bytes;
+} pooled;
+
+static const cairo_user_data_key_t pooled_key;
+
+static void give_back(void *arg)
+{
+	pooled *p = arg;
+	cg_png_queue *q = p->q;
+	pthread_mutex_lock(&q->lock);
+	if (q->nspares < SPARES) {
+		q->spares[q->nspares++] = (struct spare){p->data, p->bytes};
+		p->data = NULL;
+	}
+	pthread_mutex_unlock(&q->lock);
+	cg_free(p->data);
+	cg_free(p);
+}
+
+cairo_surface_t *cg_png_queue_surface(cg_png_queue *q, int width, int height)
+{
+	int stride = cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, width);
+	if (width <= 0 || height <= 0 || stride <= 0)
+		return cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height); /* its status says why */
+	size_t bytes = (size_t)stride * (size_t)height; /* both below INT_MAX */
+	unsigned char *data = NULL;
+	pthread_mutex_lock(&q->lock);
+	for (size_t i = 0; i < q->nspares && !data; i++) {
+		if (q->spares[i].bytes == bytes) {
+			data = q->spares[i].data;
+			q->spares[i] = q->spares[--q->nspares];
+		}
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (!data)
+		data = cg_malloc(bytes);
+	memset(data, 0, bytes); /* as cairo's own surfaces start */
+	cairo_surface_t *s = cairo_image_surface_create_for_data(data, CAIRO_FORMAT_ARGB32, width, height, stride);
+	pooled *p = cg_malloc(sizeof *p);
+	*p = (pooled){q, data, bytes};
+	if (cairo_surface_set_user_data(s, &pooled_key, p, give_back) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(s);
+		cg_free(data);
+		cg_free(p);
+		return cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+	}
+	return s;
+}
 
 static void write_one(cg_png_queue *q, job j, bool locked)
 {
@@ -105,6 +166,8 @@ int cg_png_queue_finish(cg_png_queue *q, cg_error *err)
 	int rc = q->rc;
 	if (rc < 0 && err)
 		*err = q->err;
+	for (size_t i = 0; i < q->nspares; i++)
+		cg_free(q->spares[i].data);
 	pthread_cond_destroy(&q->changed);
 	pthread_mutex_destroy(&q->lock);
 	cg_free(q);

@@ -1,7 +1,8 @@
 /* The PNG queue: every image pushed is written, the same bytes as writing
  * it directly, more images than the queue holds at once included; write
  * errors come back from finish, the first one; a chart closed into the
- * queue is the file closed directly; finish(NULL) is a no-op. */
+ * queue is the file closed directly, also when drawn into one of the
+ * queue's reused buffers; finish(NULL) is a no-op. */
 #include "testutil.h"
 
 #include <string.h>
@@ -112,6 +113,59 @@ static void a_chart_closed_into_the_queue_is_the_file_closed_directly(void **sta
 	free(b);
 }
 
+/* Charts drawn into the queue's reused buffers are the files drawn into
+ * cairo's own surfaces, three in a row (each after an opaque red one in
+ * the same buffer), and a buffer handed back comes out blank. */
+static void a_chart_drawn_into_a_reused_buffer_is_the_file_drawn_afresh(void **state)
+{
+	cg_chart_size size = {800, 450, 1.0};
+	cg_png_queue *q = cg_png_queue_new();
+	cairo_surface_t *red = cg_png_queue_surface(q, 800, 450);
+	assert_int_equal(cairo_surface_status(red), CAIRO_STATUS_SUCCESS);
+	unsigned char *pixels = cairo_image_surface_get_data(red);
+	cairo_t *cr = cairo_create(red);
+	cairo_set_source_rgb(cr, 1, 0, 0);
+	cairo_paint(cr);
+	cairo_destroy(cr);
+	cairo_surface_destroy(red); /* its buffer goes back to q */
+	cairo_surface_t *again = cg_png_queue_surface(q, 800, 450);
+	assert_ptr_equal(cairo_image_surface_get_data(again), pixels); /* reused... */
+	size_t bytes = (size_t)cairo_image_surface_get_stride(again) * 450;
+	unsigned char *zero = calloc(1, bytes);
+	assert_memory_equal(pixels, zero, bytes); /* ...and blank */
+	free(zero);
+	cairo_surface_destroy(again);
+
+	enum { N = 3 };
+	for (int k = 0; k < N; k++) {
+		char direct[32], pooled[32];
+		snprintf(direct, sizeof direct, "fresh%d.png", k);
+		snprintf(pooled, sizeof pooled, "pooled%d.png", k);
+		for (int pass = 0; pass < 2; pass++) {
+			cg_chart c;
+			const char *path = tu_path(pass ? pooled : direct);
+			assert_int_equal(cg_chart_open_queued(&c, path, CG_CHART_PNG, &size, pass ? q : NULL, NULL), 0);
+			cg_chart_frame(&c, "Live memory", "run pq", "footnote");
+			cg_chart_box(&c, 100 + 50 * k, 100, 200, 50, cg_chart_category_color(CG_CAT_GRADIENT));
+			assert_int_equal(cg_chart_close_queued(&c, pass ? q : NULL, NULL), 0);
+		}
+	}
+	assert_int_equal(cg_png_queue_finish(q, NULL), 0);
+	for (int k = 0; k < N; k++) {
+		char direct[32], pooled[32];
+		snprintf(direct, sizeof direct, "fresh%d.png", k);
+		snprintf(pooled, sizeof pooled, "pooled%d.png", k);
+		size_t n1, n2;
+		char *a = tu_read(tu_path(direct), &n1), *b = tu_read(tu_path(pooled), &n2);
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_int_equal(n1, n2);
+		assert_memory_equal(a, b, n1);
+		free(a);
+		free(b);
+	}
+}
+
 static void finishing_nothing_succeeds(void **state)
 {
 	assert_int_equal(cg_png_queue_finish(NULL, NULL), 0);
@@ -132,6 +186,7 @@ int main(void)
 		cmocka_unit_test(every_queued_png_is_the_same_bytes_as_written_directly),
 		cmocka_unit_test(a_write_error_comes_back_from_finish_and_the_others_are_written),
 		cmocka_unit_test(a_chart_closed_into_the_queue_is_the_file_closed_directly),
+		cmocka_unit_test(a_chart_drawn_into_a_reused_buffer_is_the_file_drawn_afresh),
 		cmocka_unit_test(finishing_nothing_succeeds),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
