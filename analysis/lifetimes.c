@@ -75,12 +75,28 @@ static void compress(const hist *h, cg_lifetimes_device *o)
 									   h->bytes[c][b]};
 }
 
+/* How many records ahead an allocation's free and span are fetched: each
+ * is a miss in a table larger than the caches, which the loop otherwise
+ * waits for in turn (85 ms of 3.4 M allocations at 10 M lines). */
+#define AHEAD 16
+
+static void fetch_ahead(const cg_timeline *tl, const cg_mem *m)
+{
+	if (m->action == CG_FREE || m->pair == CG_NONE)
+		return;
+	__builtin_prefetch(&tl->mem[m->pair]);
+	if (m->span != CG_NONE)
+		__builtin_prefetch(&tl->spans[m->span].end_ns);
+}
+
 static void device_lifetimes(const cg_timeline *tl, const cg_device *dev, hist *h, cg_lifetimes_device *o)
 {
 	memset(h, 0, sizeof *h);
 	o->available = true;
 	for (uint32_t k = 0; k < dev->mem_count; k++) {
 		const cg_mem *m = &tl->mem[dev->mem_first + k];
+		if (k + AHEAD < dev->mem_count)
+			fetch_ahead(tl, m + AHEAD);
 		if (m->action == CG_FREE) {
 			if (m->flags & CG_MEM_PREEXISTING) {
 				o->before_trace_count++;
