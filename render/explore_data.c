@@ -23,6 +23,10 @@ static const char *const cat_color[CG_CAT_COUNT] = {
  * span paths by their span, each written once. */
 typedef struct strs {
 	cg_jw *w;
+	/* index + 1 of an op name (by string id) or a span's path (by span),
+	 * 0 until written: zeroed pages from calloc, of which the few used are
+	 * touched (two arrays of millions each cost 44 MB of page faults when
+	 * filled with a marker) */
 	uint32_t *by_op, *by_span;
 	uint32_t n;
 	char *path;
@@ -36,10 +40,8 @@ static void strs_init(strs *s, const cg_timeline *tl, cg_jw *w)
 {
 	s->w = w;
 	uint32_t nops = cg_strtab_count(tl->strings);
-	s->by_op = cg_malloc(((size_t)nops + 1) * sizeof *s->by_op);
-	memset(s->by_op, 0xff, ((size_t)nops + 1) * sizeof *s->by_op);
-	s->by_span = cg_malloc((tl->nspans + 1) * sizeof *s->by_span);
-	memset(s->by_span, 0xff, (tl->nspans + 1) * sizeof *s->by_span);
+	s->by_op = cg_calloc((size_t)nops + 1, sizeof *s->by_op);
+	s->by_span = cg_calloc(tl->nspans + 1, sizeof *s->by_span);
 	s->n = 0;
 	s->path = cg_malloc(CG_SPAN_PATH_MAX);
 	s->paths = cg_strtab_new(0);
@@ -69,22 +71,22 @@ static int64_t op_index(strs *s, strlist *l, const cg_timeline *tl, cg_str op)
 	(void)tl;
 	if (op == CG_STR_EMPTY)
 		return -1;
-	if (s->by_op[op] == UINT32_MAX) {
+	if (s->by_op[op] == 0) {
 		CG_GROW(l->kind, l->cap, l->n + 1);
 		l->id = cg_realloc(l->id, l->cap * sizeof *l->id);
 		l->kind[l->n] = 0;
 		l->id[l->n++] = op;
-		s->by_op[op] = s->n++;
+		s->by_op[op] = ++s->n;
 	}
-	return s->by_op[op];
+	return s->by_op[op] - 1;
 }
 
 static int64_t span_index(strs *s, strlist *l, const cg_timeline *tl, uint32_t span)
 {
 	if (span == CG_NONE)
 		return -1;
-	if (s->by_span[span] != UINT32_MAX)
-		return s->by_span[span];
+	if (s->by_span[span] != 0)
+		return s->by_span[span] - 1;
 	cg_timeline_span_path(tl, span, s->path, CG_SPAN_PATH_MAX);
 	cg_str id;
 	if (cg_strtab_intern(s->paths, s->path, strlen(s->path), &id) < 0)
@@ -101,7 +103,8 @@ static int64_t span_index(strs *s, strlist *l, const cg_timeline *tl, uint32_t s
 		l->id[l->n++] = id;
 		s->by_path[id] = s->n++;
 	}
-	return s->by_span[span] = s->by_path[id];
+	s->by_span[span] = s->by_path[id] + 1;
+	return s->by_path[id];
 }
 
 /* --- the series: live bytes by category after records ---------------------- */
