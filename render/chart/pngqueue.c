@@ -71,9 +71,10 @@ cairo_surface_t *cg_png_queue_surface(cg_png_queue *q, int width, int height)
 		}
 	}
 	pthread_mutex_unlock(&q->lock);
-	if (!data)
-		data = cg_malloc(bytes);
-	memset(data, 0, bytes); /* as cairo's own surfaces start */
+	if (data)
+		memset(data, 0, bytes); /* as cairo's own surfaces start */
+	else
+		data = cg_calloc(bytes, 1);
 	cairo_surface_t *s = cairo_image_surface_create_for_data(data, CAIRO_FORMAT_ARGB32, width, height, stride);
 	pooled *p = cg_malloc(sizeof *p);
 	*p = (pooled){q, data, bytes};

@@ -137,27 +137,26 @@ void cg_strtab_free(cg_strtab *t)
 	cg_free(t);
 }
 
+/* Do a and b agree in their first and last w bytes (w <= n, w <= 8)? */
+static inline bool same_ends(const char *a, const char *b, size_t n, size_t w)
+{
+	uint64_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+	memcpy(&a0, a, w);
+	memcpy(&b0, b, w);
+	memcpy(&a1, a + n - w, w);
+	memcpy(&b1, b + n - w, w);
+	return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
 /* Do a[0..n) and b[0..n) hold the same bytes? Most strings compared are
  * short ids, names and devices, which two overlapping loads cover without
  * a call to memcmp (a third of the parse threads' string time). */
 static inline bool same_bytes(const char *a, const char *b, size_t n)
 {
-	if (n >= 8 && n <= 16) {
-		uint64_t a0, a1, b0, b1;
-		memcpy(&a0, a, 8);
-		memcpy(&b0, b, 8);
-		memcpy(&a1, a + n - 8, 8);
-		memcpy(&b1, b + n - 8, 8);
-		return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-	}
-	if (n >= 4 && n < 8) {
-		uint32_t a0, a1, b0, b1;
-		memcpy(&a0, a, 4);
-		memcpy(&b0, b, 4);
-		memcpy(&a1, a + n - 4, 4);
-		memcpy(&b1, b + n - 4, 4);
-		return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-	}
+	if (n >= 8 && n <= 16)
+		return same_ends(a, b, n, 8);
+	if (n >= 4 && n < 8)
+		return same_ends(a, b, n, 4);
 	return memcmp(a, b, n) == 0;
 }
 

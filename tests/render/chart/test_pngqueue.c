@@ -28,6 +28,19 @@ static cairo_surface_t *image(int k)
 	return s;
 }
 
+/* Files x and y (paths) hold the same bytes. */
+static void assert_same_file(const char *x, const char *y)
+{
+	size_t n1, n2;
+	char *a = tu_read(x, &n1), *b = tu_read(y, &n2);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(a, b, n1);
+	free(a);
+	free(b);
+}
+
 static void every_queued_png_is_the_same_bytes_as_written_directly(void **state)
 {
 	/* 9 images: more than the 2 that wait at a time */
@@ -103,14 +116,7 @@ static void a_chart_closed_into_the_queue_is_the_file_closed_directly(void **sta
 		assert_int_equal(k ? cg_chart_close_queued(&c, q, NULL) : cg_chart_close(&c, NULL), 0);
 	}
 	assert_int_equal(cg_png_queue_finish(q, NULL), 0);
-	size_t n1, n2;
-	char *a = tu_read(paths[0], &n1), *b = tu_read(paths[1], &n2);
-	assert_non_null(a);
-	assert_non_null(b);
-	assert_int_equal(n1, n2);
-	assert_memory_equal(a, b, n1);
-	free(a);
-	free(b);
+	assert_same_file(paths[0], paths[1]);
 }
 
 /* Charts drawn into the queue's reused buffers are the files drawn into
@@ -155,14 +161,7 @@ static void a_chart_drawn_into_a_reused_buffer_is_the_file_drawn_afresh(void **s
 		char direct[32], pooled[32];
 		snprintf(direct, sizeof direct, "fresh%d.png", k);
 		snprintf(pooled, sizeof pooled, "pooled%d.png", k);
-		size_t n1, n2;
-		char *a = tu_read(tu_path(direct), &n1), *b = tu_read(tu_path(pooled), &n2);
-		assert_non_null(a);
-		assert_non_null(b);
-		assert_int_equal(n1, n2);
-		assert_memory_equal(a, b, n1);
-		free(a);
-		free(b);
+		assert_same_file(tu_path(direct), tu_path(pooled));
 	}
 }
 
