@@ -305,6 +305,8 @@ bool cg_strtab_can_add(const cg_strtab *t, const cg_strtab *from)
 	return bytes <= t->limit;
 }
 
+#define EXPECT_MARGIN 1.25
+
 void cg_strtab_expect(cg_strtab *t, const cg_strtab *from, double scale, uint64_t most_bytes)
 {
 	size_t count = t->count + from->count, text_bytes = t->text_len + from->text_len;
@@ -314,6 +316,15 @@ void cg_strtab_expect(cg_strtab *t, const cg_strtab *from, double scale, uint64_
 	double bytes = x + c * (double)(sizeof(entry) + 2 * sizeof(slot)); /* at most 2.7 slots a string */
 	if (c >= UINT32_MAX - 1 || bytes > (double)most_bytes || (t->limit && bytes > (double)t->limit))
 		return;
+	size_t slots_for = (size_t)c;
+	/* Text and entries get a margin: room never written is address space
+	 * only, while an estimate a little short, found out near the end, moves
+	 * the whole array (72 MB of entries at 4.5 M strings) into fresh pages. */
+	if (c * EXPECT_MARGIN < UINT32_MAX - 1 && bytes * EXPECT_MARGIN <= (double)most_bytes &&
+	    (!t->limit || bytes * EXPECT_MARGIN <= (double)t->limit)) {
+		c *= EXPECT_MARGIN;
+		x *= EXPECT_MARGIN;
+	}
 	count = (size_t)c;
 	text_bytes = (size_t)x;
 	if (text_bytes > t->text_cap) {
@@ -324,8 +335,9 @@ void cg_strtab_expect(cg_strtab *t, const cg_strtab *from, double scale, uint64_
 		t->entries = cg_reallocarray(t->entries, count, sizeof(entry));
 		t->entries_cap = count;
 	}
+	/* the slots are all written as they fill: no margin for them */
 	size_t nslots = t->nslots;
-	while (crowded(count, nslots))
+	while (crowded(slots_for, nslots))
 		nslots *= 2;
 	if (nslots > t->nslots)
 		rehash(t, nslots);
