@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "devgroup.h"
 #include "membudget.h"
 #include "tlmerge.h"
 #include "xalloc.h"
@@ -158,6 +159,7 @@ int cg_jsonl_parallel(cg_jsonl_ctx *ctx, cg_reader *r, unsigned threads, cg_erro
 		pl.slots[i].shard = cg_timeline_new(&lim);
 	pl.r = r;
 	pl.ctx = ctx;
+	cg_timeline_split_devices(ctx->tl); /* most records need not move at finalize */
 
 	worker *workers = cg_calloc(threads, sizeof *workers);
 	pthread_t reader;
@@ -216,5 +218,6 @@ int cg_jsonl_parallel(cg_jsonl_ctx *ctx, cg_reader *r, unsigned threads, cg_erro
 	cg_free(workers);
 	pthread_cond_destroy(&pl.cv);
 	pthread_mutex_destroy(&pl.mu);
+	cg_timeline_join_devices(ctx->tl, threads);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "devgroup.h"
 #include "diag.h"
 #include "parallel.h"
 #include "xalloc.h"
@@ -73,78 +74,6 @@ static void apply_permutation(cg_mem *mem, uint32_t *perm, size_t n)
 	}
 }
 
-/* Groups records by device, keeping their order within each device: one
- * sequential pass writes each device's records at its own cursor in a new
- * array. Pages of the old array go back to the system as the pass leaves
- * them, so memory peaks near one array, not two; and unlike a permutation
- * applied in place, nothing is read or written at random. The records are
- * cut into one run per thread: each counts its run, then copies it to the
- * cursors the counts give it, which keeps the order of a single pass. */
-typedef struct grouping {
-	const cg_timeline *tl;
-	cg_mem *out;
-	size_t nruns;
-	size_t *at; /* [run * ndevices + device]: counts, then cursors */
-} grouping;
-
-static size_t run_start(const grouping *g, size_t run)
-{
-	return g->tl->nmem / g->nruns * run; /* the last run takes the remainder */
-}
-
-static size_t run_end(const grouping *g, size_t run)
-{
-	return run + 1 == g->nruns ? g->tl->nmem : run_start(g, run + 1);
-}
-
-static void count_run(void *ctx, size_t run)
-{
-	grouping *g = ctx;
-	size_t *count = g->at + run * g->tl->ndevices;
-	for (size_t i = run_start(g, run), end = run_end(g, run); i < end; i++)
-		count[cg_timeline_mem_device(g->tl, &g->tl->mem[i])]++;
-}
-
-/* Whole pages of the run go back as it is copied (xalloc.h); a page the
- * run shares with its neighbour stays (the neighbour may still read it),
- * as does the array's first (the allocator's header lies just before it). */
-static void copy_run(void *ctx, size_t run)
-{
-	grouping *g = ctx;
-	const cg_timeline *tl = g->tl;
-	size_t *next = g->at + run * tl->ndevices;
-	size_t i = run_start(g, run), end = run_end(g, run);
-	uintptr_t released = (uintptr_t)&tl->mem[i];
-	for (size_t k = 0; i < end; i++, k++) {
-		g->out[next[cg_timeline_mem_device(tl, &tl->mem[i])]++] = tl->mem[i];
-		if ((k & 8191) == 8191)
-			cg_release_pages(&released, (uintptr_t)&tl->mem[i + 1]);
-	}
-}
-
-static void group_by_device(cg_timeline *tl, unsigned threads)
-{
-	size_t n = tl->nmem, nd = tl->ndevices;
-	unsigned cpus = threads ? threads : cg_cpu_count();
-	grouping g = {tl, NULL, n >= PARALLEL_MIN_RECORDS && cpus > 1 ? cpus : 1, NULL};
-	g.at = cg_calloc(g.nruns * nd, sizeof *g.at);
-	cg_parallel_for(g.nruns, (unsigned)g.nruns, count_run, &g);
-	size_t start = 0; /* device by device, run by run: counts become cursors */
-	for (size_t d = 0; d < nd; d++) {
-		for (size_t r = 0; r < g.nruns; r++) {
-			size_t c = g.at[r * nd + d];
-			g.at[r * nd + d] = start;
-			start += c;
-		}
-	}
-	g.out = cg_malloc(n * sizeof *g.out);
-	cg_parallel_for(g.nruns, (unsigned)g.nruns, copy_run, &g);
-	cg_free(tl->mem);
-	tl->mem = g.out;
-	tl->mem_cap = n;
-	cg_free(g.at);
-}
-
 /* By (device, time), stably: nothing to do when in order, a partition by
  * device when only interleaved, else an LSD radix sort (time bytes from low
  * to high, skipping bytes that are the same in every record, then the
@@ -158,7 +87,7 @@ static void sort_memory(cg_timeline *tl, unsigned threads)
 		return;
 	if (ordered) {
 		/* The common case of several devices: a stable partition. */
-		group_by_device(tl, threads);
+		cg_group_by_device(tl, threads);
 		return;
 	}
 	uint32_t *perm = cg_malloc(n * sizeof *perm);

@@ -1,6 +1,7 @@
 #include "spantree.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checked.h"
@@ -147,6 +148,46 @@ static uint32_t resolve_ref(cg_timeline *tl, const uint32_t *span_of, uint32_t n
 	return s;
 }
 
+typedef struct unknown_ref {
+	uint32_t line;
+	cg_str id;
+} unknown_ref;
+
+static int cmp_line(const void *a, const void *b)
+{
+	const unknown_ref *x = a, *y = b;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The memory records' span fields. Records grouped by device before
+ * finalize (mem_regrouped) are out of file order: those naming no span are
+ * reported sorted by line, as records in file order would report them. */
+static void resolve_mem(cg_timeline *tl, const uint32_t *span_of, uint32_t nstrings)
+{
+	if (!tl->mem_regrouped) {
+		for (size_t i = 0; i < tl->nmem; i++)
+			tl->mem[i].span = resolve_ref(tl, span_of, nstrings, tl->mem[i].span, tl->mem[i].line,
+						      "memory record");
+		return;
+	}
+	unknown_ref *unknown = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < tl->nmem; i++) {
+		cg_mem *m = &tl->mem[i];
+		cg_str id = m->span;
+		m->span = lookup(span_of, nstrings, id);
+		if (id != CG_STR_EMPTY && m->span == CG_NONE) {
+			CG_GROW(unknown, cap, n + 1);
+			unknown[n++] = (unknown_ref){m->line, id};
+		}
+	}
+	if (n)
+		qsort(unknown, n, sizeof *unknown, cmp_line); /* a line holds one record */
+	for (size_t k = 0; k < n; k++)
+		resolve_ref(tl, span_of, nstrings, unknown[k].id, unknown[k].line, "memory record");
+	cg_free(unknown);
+}
+
 /* Spans added resolved (spans_indexed): parents, ends and the records'
  * span fields are indices already; only depths and phases are left. */
 static void resolve_indexed(cg_timeline *tl)
@@ -169,8 +210,7 @@ void cg_spantree_resolve(cg_timeline *tl)
 	apply_ends(tl, span_of, nstrings);
 	settle_all(tl);
 
-	for (size_t i = 0; i < tl->nmem; i++)
-		tl->mem[i].span = resolve_ref(tl, span_of, nstrings, tl->mem[i].span, tl->mem[i].line, "memory record");
+	resolve_mem(tl, span_of, nstrings);
 	for (size_t i = 0; i < tl->nops; i++)
 		tl->ops[i].span = resolve_ref(tl, span_of, nstrings, tl->ops[i].span, tl->ops[i].line, "op");
 	for (size_t i = 0; i < tl->ntensors; i++)

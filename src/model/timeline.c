@@ -70,6 +70,7 @@ void cg_timeline_free(cg_timeline *tl)
 	cg_strtab_free(tl->strings);
 	cg_strtab_free(tl->shapes);
 	cg_free(tl->mem);
+	cg_free(tl->mem_rest);
 	cg_free(tl->mem_sites);
 	cg_free(tl->site_index);
 	cg_free(tl->spans);
@@ -425,7 +426,7 @@ int cg_timeline_add_mem(cg_timeline *tl, const cg_mem_in *in)
 {
 	if (tl->max_records && tl->nrecords >= tl->max_records)
 		return hit(tl, CG_LIMIT_RECORDS);
-	if (tl->nmem >= CG_NONE - 1)
+	if (tl->nmem + tl->nmem_rest >= CG_NONE - 1)
 		return hit(tl, CG_LIMIT_INDEX);
 	uint32_t site;
 	int rc = cg_timeline_mem_site(tl, in->op, in->shape, in->dtype, in->device, &site);
@@ -434,7 +435,10 @@ int cg_timeline_add_mem(cg_timeline *tl, const cg_mem_in *in)
 	cg_mem m = {in->t_ns, in->bytes, in->tensor, in->span, in->pair, in->line, site,
 		    in->action & 1u, in->category & 15u, in->flags & 31u};
 	assert(m.action == in->action && m.category == in->category && m.flags == in->flags);
-	APPEND(tl, mem, nmem, mem_cap, &m);
+	if (tl->split_devices && in->device != 0)
+		APPEND(tl, mem_rest, nmem_rest, mem_rest_cap, &m);
+	else
+		APPEND(tl, mem, nmem, mem_cap, &m);
 	see_time(tl, m.t_ns);
 	return 0;
 }

@@ -415,6 +415,14 @@ typedef struct cg_timeline {
 		uint32_t line;
 	} *span_ends;
 	size_t nspan_ends, span_ends_cap;
+	/* Split by device (devgroup.h): device 0's memory records go to mem,
+	 * the others' here, each part in file order, until joined. */
+	cg_mem *mem_rest;
+	size_t nmem_rest, mem_rest_cap;
+	bool split_devices;
+	/* mem was grouped by device before finalize (devgroup.h), no longer in
+	 * file order: what finalize reports of the records comes in line order. */
+	bool mem_regrouped;
 	uint64_t nrecords, max_records; /* every record appended, and the limit on them (0: none) */
 	cg_limit limit_hit;		/* the last limit a function returned CG_ELIMIT for */
 	uint32_t last_device; /* cache for device lookups */

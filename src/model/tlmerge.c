@@ -1,5 +1,6 @@
 #include "tlmerge.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "xalloc.h"
@@ -31,7 +32,8 @@ bool cg_timeline_mergeable(const cg_timeline *dst, const cg_timeline *src)
 		return false; /* read again line by line, to stop at the exact record */
 	if (!cg_strtab_can_add(dst->strings, src->strings) || !cg_strtab_can_add(dst->shapes, src->shapes))
 		return false;
-	return count_fits(dst->nmem, src->nmem) && count_fits(dst->nspans, src->nspans) &&
+	return count_fits(dst->nmem + dst->nmem_rest, src->nmem + src->nmem_rest) &&
+	       count_fits(dst->nspans, src->nspans) &&
 	       count_fits(dst->nops, src->nops) && count_fits(dst->nop_inputs, src->nop_inputs) &&
 	       count_fits(dst->ntensors, src->ntensors) && count_fits(dst->ndevmem, src->ndevmem) &&
 	       count_fits(dst->ngradients, src->ngradients) && count_fits(dst->nedges, src->nedges) &&
@@ -121,6 +123,42 @@ static void map_sites(cg_timeline *dst, const cg_timeline *src, remap *maps)
 	}
 }
 
+static void remap_mem(cg_mem *m, const cg_mem *from, const remap *maps)
+{
+	*m = *from;
+	m->tensor = maps->str[m->tensor];
+	m->span = maps->str[m->span];
+	m->site = maps->site[m->site]; /* < CG_MAX_MEM_SITES: cg_timeline_mergeable */
+}
+
+/* src is a shard, never split. */
+static void append_memory(cg_timeline *dst, const cg_timeline *src, const remap *maps, growth grow)
+{
+	assert(src->nmem_rest == 0);
+	if (!dst->split_devices) {
+		cg_mem *m = APPEND_ROOM(dst, mem, nmem, mem_cap, src->nmem);
+		for (size_t i = 0; i < src->nmem; i++)
+			remap_mem(&m[i], &src->mem[i], maps);
+		dst->nmem += src->nmem;
+		return;
+	}
+	/* mem takes room for every record, so that the others join device
+	 * 0's there (cg_timeline_join_devices) without moving them */
+	if (!src->nmem)
+		return;
+	room((void **)&dst->mem, &dst->mem_cap, dst->nmem + dst->nmem_rest + src->nmem, sizeof *dst->mem, grow);
+	cg_mem *first = APPEND_ROOM(dst, mem_rest, nmem_rest, mem_rest_cap, src->nmem), *r = first;
+	for (size_t i = 0; i < src->nmem; i++) {
+		cg_mem m;
+		remap_mem(&m, &src->mem[i], maps);
+		if (dst->mem_sites[m.site].device != 0)
+			*r++ = m;
+		else
+			dst->mem[dst->nmem++] = m;
+	}
+	dst->nmem_rest += (size_t)(r - first);
+}
+
 static void append_records(cg_timeline *dst, const cg_timeline *src, const remap *maps, growth grow)
 {
 	const cg_str *s = maps->str;
@@ -128,15 +166,7 @@ static void append_records(cg_timeline *dst, const cg_timeline *src, const remap
 	const uint16_t *dev = maps->device;
 	const uint8_t *dt = maps->dtype;
 
-	const uint32_t *site = maps->site;
-	cg_mem *m = APPEND_ROOM(dst, mem, nmem, mem_cap, src->nmem);
-	for (size_t i = 0; i < src->nmem; i++) {
-		m[i] = src->mem[i];
-		m[i].tensor = s[m[i].tensor];
-		m[i].span = s[m[i].span];
-		m[i].site = site[m[i].site]; /* < CG_MAX_MEM_SITES: cg_timeline_mergeable */
-	}
-	dst->nmem += src->nmem;
+	append_memory(dst, src, maps, grow);
 
 	cg_span *sp = APPEND_ROOM(dst, spans, nspans, spans_cap, src->nspans);
 	for (size_t i = 0; i < src->nspans; i++) {

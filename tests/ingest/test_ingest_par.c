@@ -201,6 +201,44 @@ static void a_generated_trace_reads_the_same_on_several_threads(void **state)
 	free(t);
 }
 
+/* Merging keeps device 0's memory records in place and gathers the other
+ * devices' apart, to join them after device 0's before finalize: with
+ * three devices in uneven shares (the first seen is cuda:2), records
+ * naming spans that never started on each, and times out of order on one,
+ * the timeline is the single thread's, anomaly examples in line order. */
+static void records_of_three_devices_join_in_file_order(void **state)
+{
+	size_t cap = 4 << 20, n = 0;
+	char *t = malloc(cap);
+	n += (size_t)snprintf(t, cap, "{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\"}\n"
+				   "{\"kind\":\"span_start\",\"id\":\"s\",\"name\":\"r\",\"start_ns\":0,\"span_kind\":\"function\"}\n");
+	static const int device_of[7] = {2, 0, 1, 0, 2, 2, 0};
+	for (int i = 0; i < 15000; i++) {
+		int dev = device_of[i * 5 % 7], id = i / 2 % 613;
+		int when = dev == 1 ? (i * 7919) % 60000 : i * 4;
+		n += (size_t)snprintf(t + n, cap - n, "{\"kind\":\"memory\",\"timestamp_ns\":%d,\"tensor_id\":\"t%d\","
+				      "\"span_id\":\"%s\",\"device\":\"cuda:%d\",\"bytes\":%d,\"action\":\"%s\",\"dtype\":\"f32\"}\n",
+				      when, id, i % 101 == 9 ? "gone" : "s", dev, 1 + id, (i / 613) % 2 ? "free" : "alloc");
+	}
+	const char *p = tu_write("three_devices.jsonl", t, n);
+	cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
+	assert_int_equal(both_ways(p, o, 4096), 0);
+	assert_int_equal(both_ways(p, o, 0), 0);
+
+	cg_timeline *tl;
+	cg_error err;
+	o.threads = 2;
+	o.block_bytes = 4096;
+	assert_int_equal(cg_ingest(&tl, p, &o, &err), 0);
+	assert_true(tl->mem_regrouped); /* the records were grouped as they merged */
+	assert_int_equal(tl->ndevices, 3);
+	assert_int_equal(tl->anomalies[CG_ANOM_UNKNOWN_SPAN].count, 149);
+	assert_string_equal(tl->anomalies[CG_ANOM_UNKNOWN_SPAN].examples[0],
+			    "line 12: memory record names span \"gone\", which never started");
+	cg_timeline_free(tl);
+	free(t);
+}
+
 /* A UTF-8 byte-order mark before the first line changes nothing but the
  * file's size, on one thread or several, over small blocks or large, with
  * either parser. */
@@ -290,6 +328,7 @@ int main(void)
 		cmocka_unit_test(strict_mode_stops_at_the_same_line_on_several_threads),
 		cmocka_unit_test(a_string_limit_stops_at_the_same_line_on_several_threads),
 		cmocka_unit_test(a_generated_trace_reads_the_same_on_several_threads),
+		cmocka_unit_test(records_of_three_devices_join_in_file_order),
 		cmocka_unit_test(a_byte_order_mark_changes_nothing_on_several_threads),
 		cmocka_unit_test(giving_up_on_garbage_is_decided_at_the_same_line_on_several_threads),
 	};

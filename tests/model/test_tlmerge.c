@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "devgroup.h"
 #include "diag.h"
 #include "finalize.h"
 #include "tlmerge.h"
@@ -331,6 +332,53 @@ static void three_shards_through_one_reused_timeline_finalize_alike(void **state
 	cg_timeline_free(ref);
 }
 
+/* Split, device 0's memory records stay in mem and the others' gather
+ * apart, whether added line by line or merged; joined, mem holds them
+ * grouped by device, each device's in file order, before finalize; and
+ * finalized, the timeline is the one never split. */
+static void a_split_timeline_joins_its_records_grouped_by_device(void **state)
+{
+	(void)state;
+	cg_timeline *ref = new_tl();
+	add_range(ref, 0, NTRACE);
+	for (size_t i = 0; i <= NTRACE; i += 2)
+		for (size_t j = i; j <= NTRACE; j += 3) {
+			cg_timeline *dst = new_tl(), *shard = new_tl();
+			cg_timeline_split_devices(dst);
+			add_range(dst, 0, i);
+			add_range(shard, i, j);
+			cg_timeline_merge(dst, shard);
+			add_range(shard, j, NTRACE);
+			cg_timeline_merge(dst, shard);
+			for (size_t k = 0; k < dst->nmem; k++)
+				assert_int_equal(cg_timeline_mem_device(dst, &dst->mem[k]), 0);
+			cg_timeline_join_devices(dst, 2);
+			assert_int_equal(dst->nmem, ref->nmem);
+			assert_int_equal(dst->nmem_rest, 0);
+			assert_null(dst->mem_rest);
+			/* device by device, each device's records in ref's order */
+			size_t k = 0;
+			for (uint16_t d = 0; d < ref->ndevices; d++)
+				for (size_t r = 0; r < ref->nmem; r++)
+					if (cg_timeline_mem_device(ref, &ref->mem[r]) == d) {
+						assert_int_equal(cg_timeline_mem_device(dst, &dst->mem[k]), d);
+						assert_int_equal(dst->mem[k].line, ref->mem[r].line);
+						assert_int_equal(dst->mem[k].t_ns, ref->mem[r].t_ns);
+						k++;
+					}
+			assert_int_equal(k, dst->nmem);
+			cg_timeline *want = new_tl();
+			add_range(want, 0, NTRACE);
+			finalize(want);
+			finalize(dst);
+			assert_same(want, dst);
+			cg_timeline_free(want);
+			cg_timeline_free(dst);
+			cg_timeline_free(shard);
+		}
+	cg_timeline_free(ref);
+}
+
 static void arrays_grow_to_the_expected_size_within_the_bound(void **state)
 {
 	(void)state;
@@ -576,6 +624,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_shard_merged_at_any_line_gives_the_whole_timeline),
 		cmocka_unit_test(three_shards_through_one_reused_timeline_finalize_alike),
+		cmocka_unit_test(a_split_timeline_joins_its_records_grouped_by_device),
 		cmocka_unit_test(arrays_grow_to_the_expected_size_within_the_bound),
 		cmocka_unit_test(diagnostics_add_up_and_the_first_200_of_the_file_are_kept),
 		cmocka_unit_test(a_second_meta_record_is_not_mergeable),
