@@ -140,7 +140,8 @@ static int run_passes(cg_analysis *a, shared *s, cg_error *err)
 		s->step_end[k] = a->steps->steps[k].end_ns;
 		s->step_span[k] = a->steps->steps[k].span;
 	}
-	cg_overtime_input ot = {ns, s->step_start, s->step_end, a->steps->step_of_span, a->steps->nspans, 0};
+	cg_overtime_input ot = {ns, s->step_start, s->step_end, a->steps->step_of_span, a->steps->nspans, 0,
+			       a->options.threads};
 	RUN(cg_overtime_run(&a->overtime, tl, &ot, err));
 	RUN(cg_checkpoints_run(&a->checkpoints, tl, s->peak_t_ns, err));
 
@@ -154,7 +155,7 @@ static int run_passes(cg_analysis *a, shared *s, cg_error *err)
 	cg_leaks_input lk = {(const uint32_t *const *)s->end_allocs, s->nend_allocs, ns, s->step_span,
 			     a->steps->step_of_span, a->steps->nspans, a->steps->label, s->per_step};
 	RUN(cg_leaks_run(&a->leaks, tl, &lk, err));
-	RUN(cg_lifetimes_run(&a->lifetimes, tl, err));
+	RUN(cg_lifetimes_run(&a->lifetimes, tl, a->options.threads, err));
 	RUN(cg_gradients_run(&a->gradients, tl, err));
 	RUN(cg_allocstate_run(&a->allocstate, tl, err));
 	/* Only the end-of-trace verdict reads the replay (its estimate at the

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "parallel.h"
 #include "xalloc.h"
 
 /* edges[k] = ceil(10^(k/4)): the smallest whole number of nanoseconds in
@@ -125,16 +126,28 @@ static void device_lifetimes(const cg_timeline *tl, const cg_device *dev, hist *
 	compress(h, o);
 }
 
-int cg_lifetimes_run(cg_lifetimes_result **out, const cg_timeline *tl, cg_error *err)
+typedef struct devices_job {
+	const cg_timeline *tl;
+	cg_lifetimes_result *r;
+} devices_job;
+
+static void device_job(void *ctx, size_t d)
+{
+	devices_job *j = ctx;
+	hist *h = cg_malloc(sizeof *h);
+	device_lifetimes(j->tl, &j->tl->devices[d], h, &j->r->devices[d]);
+	cg_free(h);
+}
+
+int cg_lifetimes_run(cg_lifetimes_result **out, const cg_timeline *tl, unsigned threads, cg_error *err)
 {
 	(void)err;
 	cg_lifetimes_result *r = cg_calloc(1, sizeof *r);
 	r->ndevices = tl->ndevices;
 	r->devices = cg_calloc(tl->ndevices ? tl->ndevices : 1, sizeof *r->devices);
-	hist *h = cg_malloc(sizeof *h);
-	for (uint32_t d = 0; d < tl->ndevices && tl->source.pairing_known; d++)
-		device_lifetimes(tl, &tl->devices[d], h, &r->devices[d]);
-	cg_free(h);
+	devices_job j = {tl, r};
+	if (tl->source.pairing_known)
+		cg_parallel_for(tl->ndevices, threads, device_job, &j);
 	*out = r;
 	return 0;
 }

@@ -9,7 +9,7 @@
  * the exact integer bounds.
  *
  *     cg_lifetimes_result *lt;
- *     cg_lifetimes_run(&lt, tl, &err);
+ *     cg_lifetimes_run(&lt, tl, 0, &err);
  *     for (size_t i = 0; i < lt->devices[0].ncells; i++) ...cells[i].bucket, .count...
  *     cg_lifetimes_free(lt);
  *
@@ -55,7 +55,8 @@ typedef struct cg_lifetimes_result {
 	cg_lifetimes_device *devices;
 } cg_lifetimes_result;
 
-int cg_lifetimes_run(cg_lifetimes_result **out, const cg_timeline *tl, cg_error *err);
+/* Devices on up to threads threads (0: every usable CPU). */
+int cg_lifetimes_run(cg_lifetimes_result **out, const cg_timeline *tl, unsigned threads, cg_error *err);
 void cg_lifetimes_free(cg_lifetimes_result *r);
 
 /* The bucket of a lifetime, and a bucket's bounds: [lower, upper) in ns;

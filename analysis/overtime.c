@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "parallel.h"
 #include "xalloc.h"
 
 /* A time window whose peak is wanted. Positions index the live series of a
@@ -251,6 +252,26 @@ static void step_growth(const cg_overtime_input *in, cg_overtime_device *o)
 	}
 }
 
+typedef struct devices_job {
+	const cg_timeline *tl;
+	const cg_overtime_input *in;
+	const window *phase_w;
+	size_t nphase_w;
+	cg_overtime_result *r;
+} devices_job;
+
+static void device_job(void *ctx, size_t d)
+{
+	const devices_job *j = ctx;
+	const cg_device *dev = &j->tl->devices[d];
+	cg_overtime_device *o = &j->r->devices[d];
+	sweep_records(j->tl, dev, j->in, o);
+	if (o->timed) {
+		device_windows(j->tl, dev, j->in, j->phase_w, j->nphase_w, o);
+		step_growth(j->in, o);
+	}
+}
+
 int cg_overtime_run(cg_overtime_result **out, const cg_timeline *tl, const cg_overtime_input *in, cg_error *err)
 {
 	(void)err;
@@ -265,19 +286,15 @@ int cg_overtime_run(cg_overtime_result **out, const cg_timeline *tl, const cg_ov
 	uint64_t cells = 0, per_device = (uint64_t)in->nsteps + nphase_w;
 	uint64_t max_cells = in->max_cells ? in->max_cells : CG_OVERTIME_MAX_CELLS;
 	for (uint32_t d = 0; d < tl->ndevices; d++) {
-		const cg_device *dev = &tl->devices[d];
 		cg_overtime_device *o = &r->devices[d];
-		o->timed = dev->mem_count > 0 && cells + per_device <= max_cells;
+		o->timed = tl->devices[d].mem_count > 0 && cells + per_device <= max_cells;
 		if (o->timed)
 			cells += per_device;
 		o->nsteps = o->timed ? in->nsteps : 0;
 		o->steps = cg_calloc(o->nsteps ? o->nsteps : 1, sizeof *o->steps);
-		sweep_records(tl, dev, in, o);
-		if (o->timed) {
-			device_windows(tl, dev, in, phase_w, nphase_w, o);
-			step_growth(in, o);
-		}
 	}
+	devices_job j = {tl, in, phase_w, nphase_w, r};
+	cg_parallel_for(tl->ndevices, in->threads, device_job, &j);
 	cg_free(phase_w);
 	*out = r;
 	return 0;

@@ -36,6 +36,7 @@ typedef struct cg_overtime_input {
 	const uint32_t *step_of_span; /* nspans entries: a span's step or CG_NONE; NULL without steps */
 	uint32_t nspans;
 	uint64_t max_cells; /* (device, window) pairs to evaluate at most; 0: CG_OVERTIME_MAX_CELLS */
+	unsigned threads;   /* devices on up to this many threads; 0: every usable CPU */
 } cg_overtime_input;
 
 typedef struct cg_category_max {

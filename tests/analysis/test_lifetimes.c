@@ -62,7 +62,7 @@ static void lifetimes_are_bucketed_per_category(void **state)
 	tu_mem(tl, 600, "old", NULL, "cuda:0", 77, F, CG_CAT_INPUT, NULL);	/* from before the trace */
 	tu_tl_finalize(tl);
 	cg_lifetimes_result *r;
-	assert_int_equal(cg_lifetimes_run(&r, tl, NULL), 0);
+	assert_int_equal(cg_lifetimes_run(&r, tl, 0, NULL), 0);
 	const cg_lifetimes_device *d = &r->devices[0];
 	assert_true(d->available);
 	/* 50 ns: [32, 57) is bucket 7; 57 ns: [57, 100) bucket 8; 1000 ns: bucket 13; 5 ns: [4, 6) bucket 3 */
@@ -95,7 +95,7 @@ static void without_pairing_lifetimes_are_not_known(void **state)
 	tu_mem(tl, 2, "a", NULL, "cuda:0", 10, F, CG_CAT_ACTIVATION, NULL);
 	tu_tl_finalize(tl);
 	cg_lifetimes_result *r;
-	cg_lifetimes_run(&r, tl, NULL);
+	cg_lifetimes_run(&r, tl, 0, NULL);
 	assert_false(r->devices[0].available);
 	assert_int_equal(r->devices[0].ncells, 0);
 	assert_int_equal(r->devices[0].ended_count, 0);

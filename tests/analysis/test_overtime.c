@@ -58,7 +58,7 @@ static cg_overtime_result *run(const cg_timeline *tl)
 	static const uint32_t steps[7] = {CG_NONE, 0, 0, 0, 1, 1, 1};
 	for (size_t i = 0; i < tl->nspans; i++)
 		step_of[i] = steps[i];
-	cg_overtime_input in = {2, start, end, step_of, (uint32_t)tl->nspans, 0};
+	cg_overtime_input in = {2, start, end, step_of, (uint32_t)tl->nspans, 0, 1};
 	cg_overtime_result *r;
 	assert_int_equal(cg_overtime_run(&r, tl, &in, NULL), 0);
 	free(step_of);
@@ -156,7 +156,7 @@ static void a_window_that_only_frees_peaks_at_its_start(void **state)
 	tu_mem(tl, 80, "y", NULL, "cuda:0", 100, A, CG_CAT_ACTIVATION, NULL);
 	tu_tl_finalize(tl);
 	static const uint64_t start[3] = {40, 60, 1}, end[3] = {55, 70, 90};
-	cg_overtime_input in = {3, start, end, NULL, 0, 0};
+	cg_overtime_input in = {3, start, end, NULL, 0, 0, 1};
 	cg_overtime_result *r;
 	cg_overtime_run(&r, tl, &in, NULL);
 	assert_int_equal(r->devices[0].steps[0].peak_bytes, 100);
@@ -187,7 +187,7 @@ static void devices_beyond_the_window_budget_get_no_window_figures(void **state)
 	tu_mem(tl, 15, "x", "f", "cuda:2", 8, A, CG_CAT_ACTIVATION, NULL);
 	tu_tl_finalize(tl);
 	static const uint64_t start[2] = {0, 25}, end[2] = {24, 50};
-	cg_overtime_input in = {2, start, end, NULL, 0, 8};
+	cg_overtime_input in = {2, start, end, NULL, 0, 8, 4}; /* a thread a device */
 	cg_overtime_result *r;
 	cg_overtime_run(&r, tl, &in, NULL);
 	assert_false(r->devices[0].timed); /* cpu: checkpoints only */
