@@ -14,7 +14,7 @@ int cg_timeline_finalize_threads(cg_timeline *tl, unsigned threads, cg_error *er
 		return 0;
 	if (tl->first_t_ns == UINT64_MAX)
 		tl->first_t_ns = 0;
-	cg_spantree_resolve(tl);
+	cg_spantree_resolve(tl, threads);
 	int rc = cg_pairing_run(tl, threads, err);
 	if (rc < 0)
 		return rc;

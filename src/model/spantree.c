@@ -5,9 +5,13 @@
 #include <string.h>
 
 #include "checked.h"
+#include "parallel.h"
 #include "xalloc.h"
 
 enum { UNVISITED, ON_PATH, DONE };
+
+/* Below this many memory records a thread costs more than it saves. */
+#define PARALLEL_MIN_RECORDS 65536
 
 static uint32_t lookup(const uint32_t *span_of, uint32_t nstrings, cg_str id)
 {
@@ -159,29 +163,56 @@ static int cmp_line(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* The memory records' span fields. Records grouped by device before
- * finalize (mem_regrouped) are out of file order: those naming no span are
- * reported sorted by line, as records in file order would report them. */
-static void resolve_mem(cg_timeline *tl, const uint32_t *span_of, uint32_t nstrings)
+/* Memory records resolved in runs, one a thread; each run keeps the
+ * unknown references it met, reported afterwards in record order. */
+typedef struct mem_runs {
+	cg_timeline *tl;
+	const uint32_t *span_of;
+	uint32_t nstrings;
+	size_t nruns;
+	struct run_refs {
+		unknown_ref *refs;
+		size_t n, cap;
+	} *run;
+} mem_runs;
+
+static void resolve_run(void *ctx, size_t k)
 {
-	if (!tl->mem_regrouped) {
-		for (size_t i = 0; i < tl->nmem; i++)
-			tl->mem[i].span = resolve_ref(tl, span_of, nstrings, tl->mem[i].span, tl->mem[i].line,
-						      "memory record");
-		return;
-	}
-	unknown_ref *unknown = NULL;
-	size_t n = 0, cap = 0;
-	for (size_t i = 0; i < tl->nmem; i++) {
-		cg_mem *m = &tl->mem[i];
+	mem_runs *r = ctx;
+	size_t per = r->tl->nmem / r->nruns, end = k + 1 == r->nruns ? r->tl->nmem : per * (k + 1);
+	struct run_refs *out = &r->run[k];
+	for (size_t i = per * k; i < end; i++) {
+		cg_mem *m = &r->tl->mem[i];
 		cg_str id = m->span;
-		m->span = lookup(span_of, nstrings, id);
+		m->span = lookup(r->span_of, r->nstrings, id);
 		if (id != CG_STR_EMPTY && m->span == CG_NONE) {
-			CG_GROW(unknown, cap, n + 1);
-			unknown[n++] = (unknown_ref){m->line, id};
+			CG_GROW(out->refs, out->cap, out->n + 1);
+			out->refs[out->n++] = (unknown_ref){m->line, id};
 		}
 	}
-	if (n)
+}
+
+/* The memory records' span fields. Records grouped by device before
+ * finalize (mem_regrouped) are out of file order: those naming no span are
+ * then reported sorted by line, as records in file order would report them. */
+static void resolve_mem(cg_timeline *tl, const uint32_t *span_of, uint32_t nstrings, unsigned threads)
+{
+	unsigned cpus = threads ? threads : cg_cpu_count();
+	mem_runs r = {tl, span_of, nstrings, tl->nmem >= PARALLEL_MIN_RECORDS && cpus > 1 ? cpus : 1, NULL};
+	r.run = cg_calloc(r.nruns, sizeof *r.run);
+	cg_parallel_for(r.nruns, (unsigned)r.nruns, resolve_run, &r);
+	unknown_ref *unknown = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t k = 0; k < r.nruns; k++) {
+		if (r.run[k].n) {
+			CG_GROW(unknown, cap, n + r.run[k].n);
+			memcpy(unknown + n, r.run[k].refs, r.run[k].n * sizeof *unknown);
+			n += r.run[k].n;
+		}
+		cg_free(r.run[k].refs);
+	}
+	cg_free(r.run);
+	if (tl->mem_regrouped && n)
 		qsort(unknown, n, sizeof *unknown, cmp_line); /* a line holds one record */
 	for (size_t k = 0; k < n; k++)
 		resolve_ref(tl, span_of, nstrings, unknown[k].id, unknown[k].line, "memory record");
@@ -198,7 +229,7 @@ static void resolve_indexed(cg_timeline *tl)
 	settle_all(tl);
 }
 
-void cg_spantree_resolve(cg_timeline *tl)
+void cg_spantree_resolve(cg_timeline *tl, unsigned threads)
 {
 	if (tl->spans_indexed) {
 		resolve_indexed(tl);
@@ -210,7 +241,7 @@ void cg_spantree_resolve(cg_timeline *tl)
 	apply_ends(tl, span_of, nstrings);
 	settle_all(tl);
 
-	resolve_mem(tl, span_of, nstrings);
+	resolve_mem(tl, span_of, nstrings, threads);
 	for (size_t i = 0; i < tl->nops; i++)
 		tl->ops[i].span = resolve_ref(tl, span_of, nstrings, tl->ops[i].span, tl->ops[i].line, "op");
 	for (size_t i = 0; i < tl->ntensors; i++)

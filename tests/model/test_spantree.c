@@ -70,7 +70,7 @@ static void parents_become_indices_and_depth_counts_from_the_root(void **state)
 	tu_span(tl, "c", "r", "eval", 91, 99, NONE);
 	tu_span(tl, "r2", NULL, "other", 5, 6, NONE);
 	tu_span(tl, "d", "r2", "inner", 5, 6, NONE);
-	cg_spantree_resolve(tl); /* on its own, without pairing */
+	cg_spantree_resolve(tl, 0); /* on its own, without pairing */
 	const uint32_t parents[] = {CG_NONE, 0, 1, 0, CG_NONE, 4}, depths[] = {0, 1, 2, 1, 0, 1};
 	const uint64_t ends[] = {100, 90, 50, 99, 6, 6};
 	assert_int_equal(tl->nspans, 6);
@@ -333,9 +333,47 @@ static void a_chain_of_200000_spans_written_leaf_first_is_settled(void **state)
 	cg_timeline_free(tl);
 }
 
+/* 100,000 memory records (runs on several threads), eleven naming a span
+ * that never started, spread through them: on one thread or two, the same
+ * spans and the same anomaly, its examples in record order. */
+static cg_timeline *many_records(void)
+{
+	cg_timeline *tl = tu_tl_new();
+	tu_span(tl, "s", NULL, "run", 0, 200000, NONE);
+	for (int i = 0; i < 100000; i++) {
+		char tensor[16];
+		snprintf(tensor, sizeof tensor, "x%d", i);
+		tu_mem(tl, (uint64_t)i, tensor, i % 9973 == 5 ? "gone" : "s", "cpu", 8, CG_ALLOC, CG_CAT_ACTIVATION, NULL);
+	}
+	return tl;
+}
+
+static void records_resolve_alike_on_one_thread_or_several(void **state)
+{
+	(void)state;
+	cg_timeline *one = many_records(), *two = many_records();
+	cg_spantree_resolve(one, 1);
+	cg_spantree_resolve(two, 2);
+	const cg_anomaly_stats *a = &one->anomalies[CG_ANOM_UNKNOWN_SPAN], *b = &two->anomalies[CG_ANOM_UNKNOWN_SPAN];
+	assert_int_equal(a->count, 11);
+	assert_int_equal(b->count, 11);
+	assert_int_equal(a->nexamples, b->nexamples);
+	for (uint32_t k = 0; k < a->nexamples; k++)
+		assert_string_equal(a->examples[k], b->examples[k]);
+	/* lines count from 2: the span takes 2 and 3, record i is line 4 + i */
+	assert_string_equal(b->examples[1], "line 9982: memory record names span \"gone\", which never started");
+	for (size_t i = 0; i < one->nmem; i++)
+		assert_int_equal(one->mem[i].span, two->mem[i].span);
+	assert_int_equal(two->mem[9978].span, CG_NONE);
+	assert_int_equal(two->mem[9979].span, 0);
+	cg_timeline_free(one);
+	cg_timeline_free(two);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(records_resolve_alike_on_one_thread_or_several),
 		cmocka_unit_test(parents_become_indices_and_depth_counts_from_the_root),
 		cmocka_unit_test(an_end_sets_start_plus_duration_and_only_the_first_counts),
 		cmocka_unit_test(an_end_beyond_2_pow_64_saturates),
