@@ -3,9 +3,6 @@
 #include "parallel.h"
 #include "xalloc.h"
 
-/* Below this many records a thread costs more than it saves. */
-#define PARALLEL_MIN_RECORDS 65536
-
 /* One sequential pass writes each device's records at its own cursor in
  * the output. Pages of the input go back to the system as the pass leaves
  * them, so memory peaks near one array, not two; and unlike a permutation
@@ -21,21 +18,12 @@ typedef struct grouping {
 	size_t *at; /* [run * ndevices + device]: counts, then cursors */
 } grouping;
 
-static size_t run_start(const grouping *g, size_t run)
-{
-	return g->n / g->nruns * run; /* the last run takes the remainder */
-}
-
-static size_t run_end(const grouping *g, size_t run)
-{
-	return run + 1 == g->nruns ? g->n : run_start(g, run + 1);
-}
-
 static void count_run(void *ctx, size_t run)
 {
 	grouping *g = ctx;
-	size_t *count = g->at + run * g->tl->ndevices;
-	for (size_t i = run_start(g, run), end = run_end(g, run); i < end; i++)
+	size_t *count = g->at + run * g->tl->ndevices, i, end;
+	cg_parallel_run_range(g->n, g->nruns, run, &i, &end);
+	for (; i < end; i++)
 		count[cg_timeline_mem_device(g->tl, &g->in[i])]++;
 }
 
@@ -45,8 +33,8 @@ static void count_run(void *ctx, size_t run)
 static void copy_run(void *ctx, size_t run)
 {
 	grouping *g = ctx;
-	size_t *next = g->at + run * g->tl->ndevices;
-	size_t i = run_start(g, run), end = run_end(g, run);
+	size_t *next = g->at + run * g->tl->ndevices, i, end;
+	cg_parallel_run_range(g->n, g->nruns, run, &i, &end);
 	uintptr_t released = (uintptr_t)&g->in[i];
 	for (size_t k = 0; i < end; i++, k++) {
 		g->out[next[cg_timeline_mem_device(g->tl, &g->in[i])]++] = g->in[i];
@@ -59,8 +47,7 @@ static void copy_run(void *ctx, size_t run)
 static void group(const cg_timeline *tl, const cg_mem *in, size_t n, cg_mem *out, unsigned threads)
 {
 	size_t nd = tl->ndevices;
-	unsigned cpus = threads ? threads : cg_cpu_count();
-	grouping g = {tl, in, n, out, n >= PARALLEL_MIN_RECORDS && cpus > 1 ? cpus : 1, NULL};
+	grouping g = {tl, in, n, out, cg_parallel_runs(n, threads, CG_PARALLEL_MIN_ITEMS), NULL};
 	g.at = cg_calloc(g.nruns * nd, sizeof *g.at);
 	cg_parallel_for(g.nruns, (unsigned)g.nruns, count_run, &g);
 	size_t start = 0; /* device by device, run by run: counts become cursors */

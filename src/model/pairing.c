@@ -10,9 +10,6 @@
 #include "parallel.h"
 #include "xalloc.h"
 
-/* Below this many records a thread costs more than it saves. */
-#define PARALLEL_MIN_RECORDS 65536
-
 /* Is every device's subsequence already in time order? Single-threaded
  * writers produce this, so the common case costs one pass. */
 static bool times_in_order(const cg_timeline *tl, bool *grouped)
@@ -454,7 +451,7 @@ int cg_pairing_run(cg_timeline *tl, unsigned threads, cg_error *err)
 	}
 
 	pairing_work pw = {tl, cg_calloc(tl->ndevices ? tl->ndevices : 1, sizeof *pw.jobs), 1};
-	if (tl->nmem >= PARALLEL_MIN_RECORDS && tl->ndevices > 1) {
+	if (tl->nmem >= CG_PARALLEL_MIN_ITEMS && tl->ndevices > 1) {
 		unsigned cpus = threads ? threads : cg_cpu_count();
 		pw.nworkers = cpus < tl->ndevices ? cpus : tl->ndevices;
 	}

@@ -10,9 +10,6 @@
 
 enum { UNVISITED, ON_PATH, DONE };
 
-/* Below this many memory records a thread costs more than it saves. */
-#define PARALLEL_MIN_RECORDS 65536
-
 static uint32_t lookup(const uint32_t *span_of, uint32_t nstrings, cg_str id)
 {
 	return id != CG_STR_EMPTY && id < nstrings ? span_of[id] : CG_NONE;
@@ -179,9 +176,10 @@ typedef struct mem_runs {
 static void resolve_run(void *ctx, size_t k)
 {
 	mem_runs *r = ctx;
-	size_t per = r->tl->nmem / r->nruns, end = k + 1 == r->nruns ? r->tl->nmem : per * (k + 1);
+	size_t i, end;
+	cg_parallel_run_range(r->tl->nmem, r->nruns, k, &i, &end);
 	struct run_refs *out = &r->run[k];
-	for (size_t i = per * k; i < end; i++) {
+	for (; i < end; i++) {
 		cg_mem *m = &r->tl->mem[i];
 		cg_str id = m->span;
 		m->span = lookup(r->span_of, r->nstrings, id);
@@ -197,8 +195,7 @@ static void resolve_run(void *ctx, size_t k)
  * then reported sorted by line, as records in file order would report them. */
 static void resolve_mem(cg_timeline *tl, const uint32_t *span_of, uint32_t nstrings, unsigned threads)
 {
-	unsigned cpus = threads ? threads : cg_cpu_count();
-	mem_runs r = {tl, span_of, nstrings, tl->nmem >= PARALLEL_MIN_RECORDS && cpus > 1 ? cpus : 1, NULL};
+	mem_runs r = {tl, span_of, nstrings, cg_parallel_runs(tl->nmem, threads, CG_PARALLEL_MIN_ITEMS), NULL};
 	r.run = cg_calloc(r.nruns, sizeof *r.run);
 	cg_parallel_for(r.nruns, (unsigned)r.nruns, resolve_run, &r);
 	unknown_ref *unknown = NULL;

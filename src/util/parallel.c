@@ -28,6 +28,18 @@ static void *run_jobs(void *arg)
 	return NULL;
 }
 
+size_t cg_parallel_runs(size_t n, unsigned threads, size_t min_items)
+{
+	unsigned cpus = threads ? threads : cg_cpu_count();
+	return n >= min_items && cpus > 1 ? cpus : 1;
+}
+
+void cg_parallel_run_range(size_t n, size_t nruns, size_t k, size_t *from, size_t *to)
+{
+	*from = n / nruns * k;
+	*to = k + 1 == nruns ? n : n / nruns * (k + 1);
+}
+
 void cg_parallel_for(size_t n, unsigned threads, void (*fn)(void *ctx, size_t i), void *ctx)
 {
 	loop l = {.n = n, .fn = fn, .ctx = ctx};

@@ -26,6 +26,15 @@ unsigned cg_cpu_count(void);
  * job is done. */
 void cg_parallel_for(size_t n, unsigned threads, void (*fn)(void *ctx, size_t i), void *ctx);
 
+/* Below this many items (records, say) a thread costs more than it saves. */
+#define CG_PARALLEL_MIN_ITEMS 65536
+
+/* n items cut into runs, one a thread: how many runs (threads 0: one per
+ * usable CPU; a single run below min_items), and run k's items
+ * [*from, *to) of nruns, the last taking the remainder. */
+size_t cg_parallel_runs(size_t n, unsigned threads, size_t min_items);
+void cg_parallel_run_range(size_t n, size_t nruns, size_t k, size_t *from, size_t *to);
+
 typedef struct cg_task {
 	pthread_t thread;
 	bool started;

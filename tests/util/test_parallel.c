@@ -185,6 +185,31 @@ static void a_gate_wait_returns_after_another_thread_opens_it(void **state)
 	cg_gate_destroy(&g.gate);
 }
 
+/* Runs: one a thread from min_items on, one below it or on one thread;
+ * their ranges cover every item once, in order, the last taking the rest. */
+static void runs_cut_items_into_adjacent_ranges(void **state)
+{
+	(void)state;
+	assert_int_equal(cg_parallel_runs(99, 4, 100), 1);
+	assert_int_equal(cg_parallel_runs(100, 4, 100), 4);
+	assert_int_equal(cg_parallel_runs(1000, 1, 100), 1);
+	assert_true(cg_parallel_runs(1000, 0, 100) >= 1);
+	static const size_t sizes[] = {0, 1, 7, 100, 101, 65537};
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+		for (size_t nruns = 1; nruns <= 5; nruns++) {
+			size_t expect = 0, from, to;
+			for (size_t k = 0; k < nruns; k++) {
+				cg_parallel_run_range(sizes[s], nruns, k, &from, &to);
+				assert_int_equal(from, expect);
+				assert_true(to >= from);
+				if (k + 1 < nruns)
+					assert_int_equal(to - from, sizes[s] / nruns);
+				expect = to;
+			}
+			assert_int_equal(expect, sizes[s]);
+		}
+}
+
 static void at_least_one_cpu_is_counted(void **state)
 {
 	unsigned n = cg_cpu_count();
@@ -201,6 +226,7 @@ int main(void)
 		cmocka_unit_test(one_thread_is_the_callers_own),
 		cmocka_unit_test(no_more_threads_are_used_than_asked_for),
 		cmocka_unit_test(results_do_not_depend_on_the_threads),
+		cmocka_unit_test(runs_cut_items_into_adjacent_ranges),
 		cmocka_unit_test(a_task_has_run_once_when_joined),
 		cmocka_unit_test(tasks_run_beside_the_caller),
 		cmocka_unit_test(a_gate_wait_returns_after_another_thread_opens_it),
