@@ -6,14 +6,27 @@
 #include "error.h"
 #include "xalloc.h"
 
-typedef struct entry {
+/* A string's place in the text is kept in 4 bytes: its offset from the
+ * start of its run of 1,024 ids (runs' starts are 8-byte bases, a few KB for
+ * millions of strings). Its length is where the next string starts, less
+ * the NUL; its hash is in its slot. On millions of ids this is a quarter
+ * of a 16-byte entry (offset, length, hash), memory the merging thread
+ * would otherwise fill. A run whose text passes 4 GiB (strings of
+ * megabytes each) keeps its later offsets whole in a sorted side list. */
+#define RUN_BITS 10
+#define RUN_MASK (((size_t)1 << RUN_BITS) - 1)
+#ifndef CG_STRTAB_WIDE_FROM
+#define CG_STRTAB_WIDE_FROM UINT32_MAX /* tests build it smaller */
+#endif
+#define WIDE ((uint32_t)CG_STRTAB_WIDE_FROM)
+
+typedef struct wide_offset {
+	uint64_t id;
 	uint64_t offset;
-	uint32_t len;
-	uint32_t hash;
-} entry;
+} wide_offset;
 
 /* A slot keeps the hash beside the id, so a probe past other strings
- * touches neither their entries nor their text. It holds id + 1, so that
+ * touches neither their offsets nor their text. It holds id + 1, so that
  * zero marks it empty: slots come zeroed from the kernel, and millions of
  * them are not written before the first string arrives. */
 typedef struct slot {
@@ -24,8 +37,12 @@ typedef struct slot {
 struct cg_strtab {
 	char *text;
 	size_t text_len, text_cap;
-	entry *entries;
-	size_t count, entries_cap;
+	uint32_t *offsets; /* from the run's base; WIDE: in wide */
+	size_t count, offsets_cap;
+	uint64_t *bases; /* text offset of each run's first id */
+	size_t bases_cap;
+	wide_offset *wide; /* by id */
+	size_t nwide, wide_cap;
 	slot *slots; /* open addressing; id1 0 marks an empty slot */
 	size_t nslots;
 	size_t limit;
@@ -33,7 +50,7 @@ struct cg_strtab {
 	 * limit is checked against them, so that room made ahead
 	 * (cg_strtab_expect) changes how fast the table fills, never which
 	 * string reaches the limit. */
-	size_t text_vcap, entries_vcap, vslots;
+	size_t text_vcap, offsets_vcap, vslots;
 };
 
 #define EMPTY_SLOT 0
@@ -87,10 +104,45 @@ uint64_t cg_hash_bytes(const void *data, size_t n)
 	return mix(a ^ k1, b ^ h);
 }
 
+#define ENTRY_BYTES sizeof(uint32_t) /* a string's cost beside its text and slots */
+
 /* The bytes the limit counts. */
 static size_t table_bytes(const cg_strtab *t)
 {
-	return t->text_vcap + t->entries_vcap * sizeof(entry) + t->vslots * sizeof(slot);
+	return t->text_vcap + t->offsets_vcap * ENTRY_BYTES + t->vslots * sizeof(slot);
+}
+
+__attribute__((noinline, cold)) static uint64_t wide_offset_of(const cg_strtab *t, size_t id)
+{
+	size_t lo = 0, hi = t->nwide;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->wide[mid].id <= id)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return t->wide[lo].offset; /* an id marked WIDE is in the list */
+}
+
+/* Where string id starts in the text; for id == count, where the text ends
+ * (the next string's start is always placed, so a length needs no test). */
+static inline uint64_t offset_of(const cg_strtab *t, size_t id)
+{
+	uint32_t rel = t->offsets[id];
+	if (__builtin_expect(rel != WIDE, 1))
+		return t->bases[id >> RUN_BITS] + rel;
+	return wide_offset_of(t, id);
+}
+
+/* For id < count. Within a run offsets only grow, so when the next one is
+ * not wide, neither is this one. */
+static inline size_t length_of(const cg_strtab *t, size_t id)
+{
+	uint32_t next = t->offsets[id + 1];
+	if (__builtin_expect(next != WIDE && ((id + 1) & RUN_MASK) != 0, 1))
+		return next - t->offsets[id] - 1;
+	return (size_t)(offset_of(t, id + 1) - offset_of(t, id) - 1);
 }
 
 /* Capacity CG_GROW reaches from cap for need elements. */
@@ -102,17 +154,40 @@ static size_t grown(size_t cap, size_t need)
 	return need <= cap ? cap : c;
 }
 
+/* The slots, which alone keep the hashes, move into nslots new ones. */
 static void rehash(cg_strtab *t, size_t nslots)
 {
-	cg_free(t->slots);
+	slot *old = t->slots;
+	size_t nold = t->nslots;
 	t->slots = cg_calloc(nslots, sizeof(slot));
 	t->nslots = nslots;
-	for (size_t i = 0; i < t->count; i++) {
-		size_t s = t->entries[i].hash & (nslots - 1);
+	for (size_t i = 0; i < nold; i++) {
+		if (old[i].id1 == EMPTY_SLOT)
+			continue;
+		size_t s = old[i].hash & (nslots - 1);
 		while (t->slots[s].id1 != EMPTY_SLOT)
 			s = (s + 1) & (nslots - 1);
-		t->slots[s] = (slot){(uint32_t)i + 1, t->entries[i].hash};
+		t->slots[s] = old[i];
 	}
+	cg_free(old);
+}
+
+/* Records where string id, the next to come, starts: at the end of the text. */
+static void place(cg_strtab *t, size_t id)
+{
+	size_t run = id >> RUN_BITS;
+	if ((id & RUN_MASK) == 0) {
+		CG_GROW(t->bases, t->bases_cap, run + 1);
+		t->bases[run] = t->text_len;
+	}
+	uint64_t rel = t->text_len - t->bases[run];
+	if (rel < WIDE) {
+		t->offsets[id] = (uint32_t)rel;
+		return;
+	}
+	CG_GROW(t->wide, t->wide_cap, t->nwide + 1);
+	t->wide[t->nwide++] = (wide_offset){id, t->text_len};
+	t->offsets[id] = WIDE;
 }
 
 cg_strtab *cg_strtab_new(size_t max_bytes)
@@ -121,6 +196,8 @@ cg_strtab *cg_strtab_new(size_t max_bytes)
 	t->limit = max_bytes;
 	rehash(t, 64);
 	t->vslots = 64;
+	CG_GROW(t->offsets, t->offsets_cap, 2);
+	place(t, 0);
 	cg_str empty;
 	int rc = cg_strtab_intern(t, "", 0, &empty);
 	(void)rc; /* the empty string always fits */
@@ -132,7 +209,9 @@ void cg_strtab_free(cg_strtab *t)
 	if (!t)
 		return;
 	cg_free(t->text);
-	cg_free(t->entries);
+	cg_free(t->offsets);
+	cg_free(t->bases);
+	cg_free(t->wide);
 	cg_free(t->slots);
 	cg_free(t);
 }
@@ -170,8 +249,8 @@ static int lookup(const cg_strtab *t, const char *s, size_t n, uint32_t hash, si
 			return 0;
 		}
 		if (sl.hash == hash) {
-			const entry *e = &t->entries[sl.id1 - 1];
-			if (e->len == n && same_bytes(t->text + e->offset, s, n)) {
+			uint64_t at = offset_of(t, sl.id1 - 1);
+			if (offset_of(t, sl.id1) - at == n + 1 && same_bytes(t->text + at, s, n)) {
 				*where = i;
 				return 1;
 			}
@@ -189,7 +268,7 @@ int cg_strtab_find(const cg_strtab *t, const char *s, size_t n, cg_str *out)
 	return 1;
 }
 
-/* Would growing text to text_need and entries to count_need exceed the limit? */
+/* Would growing text to text_need and offsets to count_need exceed the limit? */
 static int over_limit(const cg_strtab *t, size_t extra)
 {
 	size_t total;
@@ -215,8 +294,8 @@ int cg_strtab_intern_hashed(cg_strtab *t, const char *s, size_t n, uint32_t hash
 	size_t extra = 0;
 	if (need > t->text_vcap)
 		extra += (need > 2 * t->text_vcap ? need : 2 * t->text_vcap) - t->text_vcap;
-	if (t->count + 1 > t->entries_vcap)
-		extra += (t->entries_vcap ? t->entries_vcap : 16) * sizeof(entry);
+	if (t->count + 1 > t->offsets_vcap)
+		extra += (t->offsets_vcap ? t->offsets_vcap : 16) * ENTRY_BYTES;
 	if (crowded(t->count + 1, t->vslots))
 		extra += t->vslots * sizeof(slot);
 	if (over_limit(t, extra))
@@ -226,30 +305,28 @@ int cg_strtab_intern_hashed(cg_strtab *t, const char *s, size_t n, uint32_t hash
 	t->text_vcap = grown(t->text_vcap, need);
 	memcpy(t->text + t->text_len, s, n);
 	t->text[t->text_len + n] = '\0';
-	CG_GROW(t->entries, t->entries_cap, t->count + 1);
-	t->entries_vcap = grown(t->entries_vcap, t->count + 1);
-	t->entries[t->count] = (entry){t->text_len, (uint32_t)n, hash};
+	CG_GROW(t->offsets, t->offsets_cap, t->count + 2);
+	t->offsets_vcap = grown(t->offsets_vcap, t->count + 1);
 	t->text_len = need;
 	*out = (cg_str)t->count;
 	t->count++;
+	place(t, t->count);
 	if (crowded(t->count, t->vslots))
 		t->vslots *= 2;
-	if (crowded(t->count, t->nslots)) {
+	t->slots[where] = (slot){*out + 1, hash};
+	if (crowded(t->count, t->nslots))
 		rehash(t, t->nslots * 2);
-	} else {
-		t->slots[where] = (slot){*out + 1, hash};
-	}
 	return 0;
 }
 
 const char *cg_strtab_get(const cg_strtab *t, cg_str id)
 {
-	return id < t->count ? t->text + t->entries[id].offset : "";
+	return id < t->count ? t->text + offset_of(t, id) : "";
 }
 
 size_t cg_strtab_len(const cg_strtab *t, cg_str id)
 {
-	return id < t->count ? t->entries[id].len : 0;
+	return id < t->count ? length_of(t, id) : 0;
 }
 
 uint32_t cg_strtab_count(const cg_strtab *t)
@@ -259,12 +336,13 @@ uint32_t cg_strtab_count(const cg_strtab *t)
 
 bool cg_strtab_equals(const cg_strtab *t, cg_str id, const char *s, size_t n)
 {
-	return id < t->count && t->entries[id].len == n && same_bytes(t->text + t->entries[id].offset, s, n);
+	return id < t->count && length_of(t, id) == n && same_bytes(t->text + offset_of(t, id), s, n);
 }
 
 size_t cg_strtab_bytes(const cg_strtab *t)
 {
-	return sizeof *t + t->text_cap + t->entries_cap * sizeof(entry) + t->nslots * sizeof(slot);
+	return sizeof *t + t->text_cap + t->offsets_cap * ENTRY_BYTES + t->bases_cap * sizeof *t->bases +
+	       t->wide_cap * sizeof *t->wide + t->nslots * sizeof(slot);
 }
 
 size_t cg_strtab_limit(const cg_strtab *t)
@@ -272,15 +350,12 @@ size_t cg_strtab_limit(const cg_strtab *t)
 	return t->limit;
 }
 
-uint32_t cg_strtab_hash(const cg_strtab *t, cg_str id)
-{
-	return id < t->count ? t->entries[id].hash : 0;
-}
-
 void cg_strtab_clear(cg_strtab *t)
 {
 	t->count = 0;
 	t->text_len = 0;
+	t->nwide = 0;
+	place(t, 0);
 	memset(t->slots, 0, t->nslots * sizeof(slot));
 	cg_str empty;
 	int rc = cg_strtab_intern(t, "", 0, &empty);
@@ -300,7 +375,7 @@ bool cg_strtab_can_add(const cg_strtab *t, const cg_strtab *from)
 	size_t nslots = t->vslots;
 	while (crowded(count, nslots))
 		nslots *= 2;
-	size_t bytes = grown(t->text_vcap, t->text_len + text) + grown(t->entries_vcap, count) * sizeof(entry) +
+	size_t bytes = grown(t->text_vcap, t->text_len + text) + grown(t->offsets_vcap, count) * ENTRY_BYTES +
 		       nslots * sizeof(slot);
 	return bytes <= t->limit;
 }
@@ -310,16 +385,16 @@ bool cg_strtab_can_add(const cg_strtab *t, const cg_strtab *from)
 void cg_strtab_expect(cg_strtab *t, const cg_strtab *from, double scale, uint64_t most_bytes)
 {
 	size_t count = t->count + from->count, text_bytes = t->text_len + from->text_len;
-	if (scale <= 1 || (count <= t->entries_cap && text_bytes <= t->text_cap && !crowded(count, t->nslots)))
+	if (scale <= 1 || (count <= t->offsets_cap && text_bytes <= t->text_cap && !crowded(count, t->nslots)))
 		return; /* no growth for these */
 	double c = (double)count * scale, x = (double)text_bytes * scale;
-	double bytes = x + c * (double)(sizeof(entry) + 2 * sizeof(slot)); /* at most 2.7 slots a string */
+	double bytes = x + c * (double)(ENTRY_BYTES + 2 * sizeof(slot)); /* at most 2.7 slots a string */
 	if (c >= UINT32_MAX - 1 || bytes > (double)most_bytes || (t->limit && bytes > (double)t->limit))
 		return;
 	size_t slots_for = (size_t)c;
-	/* Text and entries get a margin: room never written is address space
+	/* Text and offsets get a margin: room never written is address space
 	 * only, while an estimate a little short, found out near the end, moves
-	 * the whole array (72 MB of entries at 4.5 M strings) into fresh pages. */
+	 * the whole array (18 MB of offsets at 4.5 M strings) into fresh pages. */
 	if (c * EXPECT_MARGIN < UINT32_MAX - 1 && bytes * EXPECT_MARGIN <= (double)most_bytes &&
 	    (!t->limit || bytes * EXPECT_MARGIN <= (double)t->limit)) {
 		c *= EXPECT_MARGIN;
@@ -331,9 +406,9 @@ void cg_strtab_expect(cg_strtab *t, const cg_strtab *from, double scale, uint64_
 		t->text = cg_realloc(t->text, text_bytes);
 		t->text_cap = text_bytes;
 	}
-	if (count > t->entries_cap) {
-		t->entries = cg_reallocarray(t->entries, count, sizeof(entry));
-		t->entries_cap = count;
+	if (count + 2 > t->offsets_cap) { /* and the end of the text */
+		t->offsets = cg_reallocarray(t->offsets, count + 2, ENTRY_BYTES);
+		t->offsets_cap = count + 2;
 	}
 	/* the slots are all written as they fill: no margin for them */
 	size_t nslots = t->nslots;
@@ -343,7 +418,7 @@ void cg_strtab_expect(cg_strtab *t, const cg_strtab *from, double scale, uint64_
 		rehash(t, nslots);
 }
 
-/* Interning a batch lets the next strings' slots, entries and text be
+/* Interning a batch lets the next strings' slots, offsets and text be
  * fetched from memory while the current one is placed: in a table larger
  * than the caches, each lookup otherwise waits for three misses in turn. */
 #define AHEAD_SLOT 12
@@ -356,23 +431,28 @@ static void prefetch_entry(const cg_strtab *t, uint32_t hash, bool text)
 	if (sl.id1 == EMPTY_SLOT || sl.hash != hash)
 		return;
 	if (!text)
-		__builtin_prefetch(&t->entries[sl.id1 - 1]);
+		__builtin_prefetch(&t->offsets[sl.id1 - 1]);
 	else
-		__builtin_prefetch(t->text + t->entries[sl.id1 - 1].offset);
+		__builtin_prefetch(t->text + offset_of(t, sl.id1 - 1));
 }
 
 int cg_strtab_intern_all(cg_strtab *t, const cg_strtab *from, cg_str *map)
 {
+	/* from's hashes are in its slots alone: map holds each until the
+	 * string's id in t takes its place */
+	for (size_t s = 0; s < from->nslots; s++)
+		if (from->slots[s].id1 != EMPTY_SLOT)
+			map[from->slots[s].id1 - 1] = from->slots[s].hash;
 	uint32_t n = (uint32_t)from->count;
 	for (uint32_t i = 0; i < n; i++) {
 		if (i + AHEAD_SLOT < n)
-			__builtin_prefetch(&t->slots[from->entries[i + AHEAD_SLOT].hash & (t->nslots - 1)]);
+			__builtin_prefetch(&t->slots[map[i + AHEAD_SLOT] & (t->nslots - 1)]);
 		if (i + AHEAD_ENTRY < n)
-			prefetch_entry(t, from->entries[i + AHEAD_ENTRY].hash, false);
+			prefetch_entry(t, map[i + AHEAD_ENTRY], false);
 		if (i + AHEAD_TEXT < n)
-			prefetch_entry(t, from->entries[i + AHEAD_TEXT].hash, true);
-		const entry *e = &from->entries[i];
-		int rc = cg_strtab_intern_hashed(t, from->text + e->offset, e->len, e->hash, &map[i]);
+			prefetch_entry(t, map[i + AHEAD_TEXT], true);
+		int rc = cg_strtab_intern_hashed(t, from->text + offset_of(from, i), length_of(from, i), map[i],
+						 &map[i]);
 		if (rc < 0)
 			return rc;
 	}
@@ -381,5 +461,6 @@ int cg_strtab_intern_all(cg_strtab *t, const cg_strtab *from, cg_str *map)
 
 size_t cg_strtab_used_bytes(const cg_strtab *t)
 {
-	return sizeof *t + t->text_len + t->count * sizeof(entry) + t->nslots * sizeof(slot);
+	return sizeof *t + t->text_len + t->count * ENTRY_BYTES + ((t->count >> RUN_BITS) + 1) * sizeof *t->bases +
+	       t->nwide * sizeof *t->wide + t->nslots * sizeof(slot);
 }

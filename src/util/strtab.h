@@ -34,10 +34,8 @@ int cg_strtab_intern(cg_strtab *t, const char *s, size_t n, cg_str *out);
 int cg_strtab_intern_hashed(cg_strtab *t, const char *s, size_t n, uint32_t hash, cg_str *out);
 /* Interns every string of from into t, in from's id order; map[id] gets
  * t's id for from's id (map holds cg_strtab_count(from) ids). Returns 0 or
- * CG_ELIMIT. */
+ * CG_ELIMIT (map's contents are then undefined). */
 int cg_strtab_intern_all(cg_strtab *t, const cg_strtab *from, cg_str *map);
-/* The hash of string id, as cg_strtab_intern_hashed takes it. */
-uint32_t cg_strtab_hash(const cg_strtab *t, cg_str id);
 /* Could every string of from be interned into t without reaching t's
  * limit, even if none of them is there yet? */
 bool cg_strtab_can_add(const cg_strtab *t, const cg_strtab *from);

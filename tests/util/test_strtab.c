@@ -100,7 +100,7 @@ static void many_strings_survive_rehashing(void **state)
 		assert_int_equal(cg_strtab_intern(t, buf, (size_t)n, &id), 0);
 		assert_int_equal(id, (cg_str)i + 1);
 	}
-	for (int i = 0; i < 100000; i += 997) {
+	for (int i = 0; i < 100000; i++) { /* every one: a string placed as the slots double too */
 		int n = snprintf(buf, sizeof buf, "tensor#%d", i);
 		cg_str id;
 		assert_true(cg_strtab_find(t, buf, (size_t)n, &id));
@@ -229,6 +229,55 @@ static void short_sequential_ids_spread_over_the_buckets(void **state)
 	}
 }
 
+/* "shared-<i>", then for i not a multiple of 7 a NUL and up to 256 more
+ * bytes: lengths from 8 to 264 with a NUL inside. Returns the length. */
+static size_t padded(char *buf, int i)
+{
+	size_t n = (size_t)sprintf(buf, "shared-%d", i), pad = (size_t)(i % 7) * 41 % 257;
+	if (pad)
+		memset(buf + n + 1, 'a' + i % 26, pad - 1);
+	return n + pad;
+}
+
+/* A table's strings moved into another keep their bytes and lengths
+ * (a length is where the next string starts: checked across runs of
+ * 1,024 ids); those new to it take ids in the source's order, those it
+ * had keep theirs. */
+static void interning_a_table_maps_each_of_its_ids(void **state)
+{
+	cg_strtab *t = cg_strtab_new(0), *from = cg_strtab_new(0);
+	char buf[320];
+	cg_str id;
+	for (int i = 0; i < 1000; i += 2) /* ids 1.. for "shared-0", "shared-2", ... */
+		assert_int_equal(cg_strtab_intern(t, buf, (size_t)sprintf(buf, "shared-%d", i), &id), 0);
+	uint32_t had = cg_strtab_count(t);
+	for (int i = 0; i < 3000; i++) {
+		assert_int_equal(cg_strtab_intern(from, buf, padded(buf, i), &id), 0);
+		assert_int_equal(id, (cg_str)i + 1);
+	}
+	cg_str *map = test_malloc(cg_strtab_count(from) * sizeof *map);
+	assert_int_equal(cg_strtab_intern_all(t, from, map), 0);
+	assert_int_equal(map[0], CG_STR_EMPTY);
+	cg_str next = had;
+	for (int i = 0; i < 3000; i++) {
+		size_t len = padded(buf, i);
+		if (i % 14 == 0 && i < 1000) /* no padding, even: t had it */
+			assert_int_equal(map[i + 1], (cg_str)i / 2 + 1);
+		else
+			assert_int_equal(map[i + 1], next++);
+		assert_int_equal(cg_strtab_len(from, (cg_str)i + 1), len);
+		assert_int_equal(cg_strtab_len(t, map[i + 1]), len);
+		assert_memory_equal(cg_strtab_get(t, map[i + 1]), buf, len);
+		assert_int_equal(cg_strtab_get(t, map[i + 1])[len], '\0');
+		assert_true(cg_strtab_equals(t, map[i + 1], buf, len));
+		assert_false(cg_strtab_equals(t, map[i + 1], buf, len - 1));
+	}
+	assert_int_equal(next, cg_strtab_count(t));
+	test_free(map);
+	cg_strtab_free(from);
+	cg_strtab_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +291,7 @@ int main(void)
 		cmocka_unit_test(limit_is_reported_not_exceeded),
 		cmocka_unit_test(room_made_ahead_changes_no_limit_and_no_id),
 		cmocka_unit_test(room_made_ahead_holds_a_short_estimate),
+		cmocka_unit_test(interning_a_table_maps_each_of_its_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
