@@ -239,6 +239,12 @@ static inline bool same_bytes(const char *a, const char *b, size_t n)
 	return memcmp(a, b, n) == 0;
 }
 
+/* Does string id (< count) hold exactly s[0..n)? */
+static inline bool holds(const cg_strtab *t, size_t id, const char *s, size_t n)
+{
+	return length_of(t, id) == n && same_bytes(t->text + offset_of(t, id), s, n);
+}
+
 static int lookup(const cg_strtab *t, const char *s, size_t n, uint32_t hash, size_t *where)
 {
 	size_t i = hash & (t->nslots - 1);
@@ -248,12 +254,9 @@ static int lookup(const cg_strtab *t, const char *s, size_t n, uint32_t hash, si
 			*where = i;
 			return 0;
 		}
-		if (sl.hash == hash) {
-			uint64_t at = offset_of(t, sl.id1 - 1);
-			if (offset_of(t, sl.id1) - at == n + 1 && same_bytes(t->text + at, s, n)) {
-				*where = i;
-				return 1;
-			}
+		if (sl.hash == hash && holds(t, sl.id1 - 1, s, n)) {
+			*where = i;
+			return 1;
 		}
 		i = (i + 1) & (t->nslots - 1);
 	}
@@ -336,7 +339,7 @@ uint32_t cg_strtab_count(const cg_strtab *t)
 
 bool cg_strtab_equals(const cg_strtab *t, cg_str id, const char *s, size_t n)
 {
-	return id < t->count && length_of(t, id) == n && same_bytes(t->text + offset_of(t, id), s, n);
+	return id < t->count && holds(t, id, s, n);
 }
 
 size_t cg_strtab_bytes(const cg_strtab *t)
