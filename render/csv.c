@@ -84,7 +84,9 @@ static void peak_rows(row *r, const cg_analysis *a, uint32_t d)
 		uint32_t rec = la->alloc != CG_NONE ? la->alloc : la->end;
 		const cg_mem *m = rec != CG_NONE ? &tl->mem[rec] : NULL;
 		text(r, device);
-		text(r, m ? cg_timeline_str(tl, m->tensor) : "");
+		char id[CG_TENSOR_ID_BUF];
+		size_t id_len;
+		text(r, m ? cg_timeline_tensor_text(tl, m->tensor, id, &id_len) : "");
 		u64(r, la->bytes);
 		text(r, cg_category_name(cg_live_alloc_category(tl, la)));
 		text(r, cg_phase_name(cg_live_alloc_phase(tl, la)));

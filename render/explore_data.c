@@ -34,6 +34,10 @@ typedef struct strs {
 	cg_strtab *paths;
 	uint32_t *by_path;
 	size_t by_path_cap;
+	/* packed tensor ids (tensorid.h) by their text, which no string has */
+	cg_strtab *tensors;
+	uint32_t *by_tensor;
+	size_t by_tensor_cap;
 } strs;
 
 static void strs_init(strs *s, const cg_timeline *tl, cg_jw *w)
@@ -47,6 +51,9 @@ static void strs_init(strs *s, const cg_timeline *tl, cg_jw *w)
 	s->paths = cg_strtab_new(0);
 	s->by_path = NULL;
 	s->by_path_cap = 0;
+	s->tensors = cg_strtab_new(0);
+	s->by_tensor = NULL;
+	s->by_tensor_cap = 0;
 }
 
 static void strs_free(strs *s)
@@ -56,12 +63,14 @@ static void strs_free(strs *s)
 	cg_free(s->path);
 	cg_strtab_free(s->paths);
 	cg_free(s->by_path);
+	cg_strtab_free(s->tensors);
+	cg_free(s->by_tensor);
 }
 
 /* The strings go into the array "strs" written last, so each lookup that
  * adds one is remembered in the order written: the caller lists them. */
 typedef struct strlist {
-	uint8_t *kind; /* 0 op, 1 span path */
+	uint8_t *kind; /* 0 op, 1 span path, 2 packed tensor id */
 	uint32_t *id;
 	size_t n, cap;
 } strlist;
@@ -79,6 +88,35 @@ static int64_t op_index(strs *s, strlist *l, const cg_timeline *tl, cg_str op)
 		s->by_op[op] = ++s->n;
 	}
 	return s->by_op[op] - 1;
+}
+
+/* A tensor id's index: an interned one is a string like an op's name, and
+ * so is a packed one whose text a string has; any other packed one is
+ * listed by its text, once. */
+static int64_t tensor_index(strs *s, strlist *l, const cg_timeline *tl, cg_tensor_id t)
+{
+	if (cg_tensor_id_is_str(t))
+		return op_index(s, l, tl, cg_tensor_id_string(t));
+	char buf[CG_TENSOR_ID_BUF];
+	size_t len = cg_tensor_id_format(t, buf);
+	cg_str id;
+	if (cg_strtab_find(tl->strings, buf, len, &id) == 1)
+		return op_index(s, l, tl, id);
+	if (cg_strtab_intern(s->tensors, buf, len, &id) < 0)
+		return -1; /* unlimited table: cannot happen */
+	size_t old = s->by_tensor_cap;
+	if (id >= old) {
+		CG_GROW(s->by_tensor, s->by_tensor_cap, (size_t)id + 1);
+		memset(s->by_tensor + old, 0xff, (s->by_tensor_cap - old) * sizeof *s->by_tensor);
+	}
+	if (s->by_tensor[id] == UINT32_MAX) {
+		CG_GROW(l->kind, l->cap, l->n + 1);
+		l->id = cg_realloc(l->id, l->cap * sizeof *l->id);
+		l->kind[l->n] = 2;
+		l->id[l->n++] = id;
+		s->by_tensor[id] = s->n++;
+	}
+	return s->by_tensor[id];
 }
 
 static int64_t span_index(strs *s, strlist *l, const cg_timeline *tl, uint32_t span)
@@ -340,7 +378,7 @@ static void write_allocs(cg_jw *w, const cg_timeline *tl, const cg_device *dev, 
 		cg_jw_u64(w, m->category);
 		cg_jw_i64(w, pre ? -1 : op_index(s, l, tl, cg_timeline_mem_op(tl, m)));
 		cg_jw_i64(w, pre ? -1 : span_index(s, l, tl, m->span));
-		cg_jw_i64(w, op_index(s, l, tl, m->tensor));
+		cg_jw_i64(w, tensor_index(s, l, tl, m->tensor));
 	}
 	cg_jw_end(w);
 }
@@ -550,10 +588,12 @@ char *cg_explore_device_json(const cg_analysis *a, uint32_t dv)
 	cg_jw_key(&w, "strs");
 	cg_jw_array(&w);
 	for (size_t i = 0; i < l.n; i++) {
-		if (l.kind[i] == 0)
+		if (l.kind[i] == 0) {
 			cg_jw_string(&w, cg_timeline_str(tl, l.id[i]));
-		else
-			cg_jw_string_n(&w, cg_strtab_get(s.paths, l.id[i]), cg_strtab_len(s.paths, l.id[i]));
+		} else {
+			const cg_strtab *t = l.kind[i] == 1 ? s.paths : s.tensors;
+			cg_jw_string_n(&w, cg_strtab_get(t, l.id[i]), cg_strtab_len(t, l.id[i]));
+		}
 	}
 	cg_jw_end(&w);
 	cg_jw_end(&w);

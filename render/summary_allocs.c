@@ -35,7 +35,10 @@ static void fill(cells *c, const cg_timeline *tl, const cg_alloc_row *r)
 	if (r->alloc == CG_NONE) {
 		/* allocated before the trace: its tensor's name, no shape or dtype */
 		put_text(c, PHASE, cg_phase_name(CG_PHASE_NONE), false);
-		put_text(c, OP, m->tensor != CG_STR_EMPTY ? cg_timeline_str(tl, m->tensor) : "?", m->tensor != CG_STR_EMPTY);
+		char id[CG_TENSOR_ID_BUF];
+		size_t id_len;
+		bool named = !cg_tensor_id_empty(m->tensor);
+		put_text(c, OP, named ? cg_timeline_tensor_text(tl, m->tensor, id, &id_len) : "?", named);
 		put_text(c, SHAPE, "", false);
 		put_text(c, DTYPE, "", false);
 		snprintf(when, sizeof when, "before the trace \xe2\x86\x92 %s", cg_timeline_fmt_time(tl, t2, 32, m->t_ns));

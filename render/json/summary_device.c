@@ -44,6 +44,19 @@ static void kv_str_or_null(cg_jw *w, const cg_timeline *tl, const char *key, cg_
 		cg_jw_string_n(w, cg_timeline_str(tl, s), cg_strtab_len(tl->strings, s));
 }
 
+static void kv_tensor_or_null(cg_jw *w, const cg_timeline *tl, const char *key, cg_tensor_id t)
+{
+	char buf[CG_TENSOR_ID_BUF];
+	size_t len;
+	cg_jw_key(w, key);
+	if (cg_tensor_id_empty(t)) {
+		cg_jw_null(w);
+		return;
+	}
+	const char *text = cg_timeline_tensor_text(tl, t, buf, &len);
+	cg_jw_string_n(w, text, len);
+}
+
 static void kv_span_path(cg_jw *w, const cg_timeline *tl, const char *key, uint32_t span)
 {
 	char path[CG_SPAN_PATH_MAX];
@@ -69,7 +82,7 @@ void cg_summary_json_alloc(cg_jw *w, const cg_timeline *tl, uint32_t alloc, uint
 	/* An allocation from before the trace is known from its free only. */
 	const cg_mem *m = &tl->mem[alloc != CG_NONE ? alloc : end];
 	cg_jw_object(w);
-	kv_str_or_null(w, tl, "tensor", m->tensor);
+	kv_tensor_or_null(w, tl, "tensor", m->tensor);
 	cg_jw_kv_u64(w, "bytes", bytes);
 	cg_jw_kv_string(w, "category", cg_category_name((cg_category)m->category));
 	if (alloc != CG_NONE) {
@@ -425,7 +438,7 @@ static void write_leaks(cg_jw *w, const cg_analysis *a, uint32_t d)
 		cg_jw_kv_u64(w, "steps", x->steps);
 		cg_jw_kv_u64(w, "first_ns", x->first_ns);
 		cg_jw_kv_u64(w, "last_ns", x->last_ns);
-		kv_str_or_null(w, tl, "example_tensor", tl->mem[x->example].tensor);
+		kv_tensor_or_null(w, tl, "example_tensor", tl->mem[x->example].tensor);
 		cg_jw_kv_u64(w, "example_line", tl->mem[x->example].line);
 		cg_jw_end(w);
 	}

@@ -78,7 +78,7 @@ static int add_memory(cg_kineto_events *k, const uint32_t *span_of, const cg_str
 		cg_mem_in m = {0};
 		m.t_ns = since(km->ts, k->origin);
 		m.bytes = km->bytes;
-		m.tensor = km->addr;
+		m.tensor = cg_tensor_id_str(km->addr);
 		m.span = span_of[i];
 		m.op = op_of[i];
 		m.pair = CG_NONE;

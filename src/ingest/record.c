@@ -175,6 +175,23 @@ static bool req_str(ctx *c, cg_field_key k, cg_str *out)
 	return require(c, k) && get_string(c, k, &s, &n) && intern_field(c, k, s, n, out);
 }
 
+/* A memory record's tensor id: packed when its spelling allows, else
+ * interned (tensorid.h). */
+static bool req_tensor(ctx *c, cg_tensor_id *out)
+{
+	const char *s;
+	size_t n;
+	if (!require(c, CG_F_TENSOR_ID) || !get_string(c, CG_F_TENSOR_ID, &s, &n))
+		return false;
+	if (cg_tensor_id_pack(s, n, out))
+		return true;
+	cg_str id;
+	if (!intern_field(c, CG_F_TENSOR_ID, s, n, &id))
+		return false;
+	*out = cg_tensor_id_str(id);
+	return true;
+}
+
 static bool opt_str(ctx *c, cg_field_key k, cg_str *out)
 {
 	*out = CG_STR_EMPTY;
@@ -515,7 +532,7 @@ static int add_memory(ctx *c)
 	size_t n;
 	m.line = c->line;
 	m.pair = CG_NONE;
-	if (!req_u64(c, CG_F_TIMESTAMP_NS, &m.t_ns) || !req_str(c, CG_F_TENSOR_ID, &m.tensor) ||
+	if (!req_u64(c, CG_F_TIMESTAMP_NS, &m.t_ns) || !req_tensor(c, &m.tensor) ||
 	    !req_str(c, CG_F_SPAN_ID, &m.span) || !opt_str(c, CG_F_OP_NAME, &m.op) ||
 	    !device(c, &m.device) || !req_u64(c, CG_F_BYTES, &m.bytes) ||
 	    !require(c, CG_F_ACTION) || !get_string(c, CG_F_ACTION, &action, &n) ||

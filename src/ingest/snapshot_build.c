@@ -440,18 +440,20 @@ static size_t hex_address(char buf[24], uint64_t a)
 /* The tensor id of an address: the allocator hands the same addresses
  * out again and again, so each is formatted and interned once (ids are
  * still given in order of first use). */
-static int address_id(cg_timeline *tl, cg_u64map *ids, uint64_t a, cg_str *out)
+static int address_id(cg_timeline *tl, cg_u64map *ids, uint64_t a, cg_tensor_id *out)
 {
 	uint32_t *slot = a != UINT64_MAX ? cg_u64map_slot(ids, a + 1) : NULL;
 	if (slot && *slot) {
-		*out = *slot - 1;
+		*out = cg_tensor_id_str(*slot - 1);
 		return 0;
 	}
 	char buf[24];
 	size_t len = hex_address(buf, a);
-	int rc = cg_timeline_intern(tl, buf, len, out);
-	if (rc == 0 && slot && *out != UINT32_MAX)
-		*slot = *out + 1;
+	cg_str id;
+	int rc = cg_timeline_intern(tl, buf, len, &id);
+	if (rc == 0 && slot && id != UINT32_MAX)
+		*slot = id + 1;
+	*out = cg_tensor_id_str(id);
 	return rc;
 }
 

@@ -8,6 +8,7 @@
 #include "devgroup.h"
 #include "diag.h"
 #include "parallel.h"
+#include "u64map.h"
 #include "xalloc.h"
 
 /* Is every device's subsequence already in time order? Single-threaded
@@ -129,13 +130,11 @@ static int cmp_devmem(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-#define DEAD (CG_NONE - 1) /* the id was allocated and freed on this device */
-
 /* What pairing found wrong with a record. Devices are paired on threads,
  * each into its own list; the lists become anomalies (with their messages)
  * and replacements afterwards, device after device in record order, as a
  * single pass would have added them. */
-enum { EV_FREE_BEFORE_TRACE, EV_DOUBLE_FREE, EV_BYTES_MISMATCH, EV_ALLOC_OF_LIVE_ID };
+enum { EV_FREE_BEFORE_TRACE, EV_DOUBLE_FREE, EV_BYTES_MISMATCH, EV_ALLOC_OF_LIVE_ID, EV_UNMATCHED_FREE };
 
 typedef struct pair_event {
 	uint32_t kind;
@@ -158,49 +157,91 @@ static void add_event(device_job *job, uint32_t kind, uint32_t i, uint32_t other
 	job->events[job->nevents++] = (pair_event){kind, i, other, bytes};
 }
 
-static void pair_free(cg_timeline *tl, cg_device *dev, uint32_t *live_of, uint32_t i, device_job *job)
+/* The live allocations of a device by tensor id (value: the record + 1).
+ * The map's keys are nonzero: a packed id has its top bit set, and a
+ * string's id is moved up by one. */
+static uint64_t live_key(const cg_mem *m)
 {
-	cg_mem *m = &tl->mem[i];
-	uint32_t prev = live_of[m->tensor];
-	if (prev == CG_NONE) {
-		m->flags |= CG_MEM_PREEXISTING;
-		dev->preexisting_count++;
-		/* Where the trace records no categories, a block from before it is
-		 * "before profiling" like the baseline, not "unknown". */
-		if (!tl->source.categories_known && m->category == CG_CAT_UNKNOWN)
-			m->category = CG_CAT_BASELINE;
-		add_event(job, EV_FREE_BEFORE_TRACE, i, CG_NONE, m->bytes);
-	} else if (prev == DEAD) {
-		m->flags |= CG_MEM_DOUBLE_FREE;
-		add_event(job, EV_DOUBLE_FREE, i, CG_NONE, m->bytes);
-		m->bytes = 0;
-	} else {
-		cg_mem *a = &tl->mem[prev];
-		if (a->bytes != m->bytes) {
-			m->flags |= CG_MEM_BYTES_MISMATCH;
-			add_event(job, EV_BYTES_MISMATCH, i, prev, m->bytes);
-			m->bytes = a->bytes;
-		}
-		a->pair = i;
-		m->pair = prev;
-		/* A category belongs to the allocation; its free says the same. */
-		m->category = a->category;
-	}
-	live_of[m->tensor] = DEAD;
+	return cg_tensor_id_is_str(m->tensor) ? m->tensor.v + 1 : m->tensor.v;
 }
 
-static void pair_alloc(cg_timeline *tl, uint32_t *live_of, uint32_t i, device_job *job)
+/* A free that matches no live allocation: freed before the trace, or again.
+ * Which is known only once every id before it is (classify_unmatched). */
+static void pair_free(cg_timeline *tl, cg_u64map *live, uint32_t i, device_job *job)
 {
 	cg_mem *m = &tl->mem[i];
-	uint32_t prev = live_of[m->tensor];
-	if (prev != CG_NONE && prev != DEAD) {
+	uint32_t prev = cg_u64map_take(live, live_key(m));
+	if (!prev) {
+		add_event(job, EV_UNMATCHED_FREE, i, CG_NONE, m->bytes);
+		return;
+	}
+	cg_mem *a = &tl->mem[--prev];
+	if (a->bytes != m->bytes) {
+		m->flags |= CG_MEM_BYTES_MISMATCH;
+		add_event(job, EV_BYTES_MISMATCH, i, prev, m->bytes);
+		m->bytes = a->bytes;
+	}
+	a->pair = i;
+	m->pair = prev;
+	/* A category belongs to the allocation; its free says the same. */
+	m->category = a->category;
+}
+
+static void pair_alloc(cg_timeline *tl, cg_u64map *live, uint32_t i, device_job *job)
+{
+	cg_mem *m = &tl->mem[i];
+	uint32_t *slot = cg_u64map_slot(live, live_key(m));
+	if (*slot) {
+		uint32_t prev = *slot - 1;
 		cg_mem *old = &tl->mem[prev];
 		old->flags |= CG_MEM_REPLACED;
 		old->pair = i;
 		m->flags |= CG_MEM_REPLACES;
 		add_event(job, EV_ALLOC_OF_LIVE_ID, i, prev, m->bytes);
 	}
-	live_of[m->tensor] = i;
+	*slot = i + 1;
+}
+
+/* An unmatched free's id is not live, so it is either new to the device
+ * (freed before the trace) or was seen before, allocated or freed, and has
+ * been freed since (freed twice). One more pass over the device, asking
+ * only of the unmatched frees' ids, tells which. */
+static void classify_unmatched(cg_timeline *tl, cg_device *dev, device_job *job)
+{
+	cg_u64map first = {0}; /* id -> its first record on the device + 1 */
+	uint32_t last = 0;     /* the last unmatched free + 1 */
+	for (size_t k = 0; k < job->nevents; k++)
+		if (job->events[k].kind == EV_UNMATCHED_FREE) {
+			*cg_u64map_slot(&first, live_key(&tl->mem[job->events[k].i])) = UINT32_MAX;
+			last = job->events[k].i + 1;
+		}
+	if (last == 0)
+		return;
+	for (uint32_t i = dev->mem_first; i < last; i++) {
+		uint64_t key = live_key(&tl->mem[i]);
+		if (cg_u64map_get(&first, key) == UINT32_MAX)
+			*cg_u64map_slot(&first, key) = i + 1;
+	}
+	for (size_t k = 0; k < job->nevents; k++) {
+		pair_event *e = &job->events[k];
+		if (e->kind != EV_UNMATCHED_FREE)
+			continue;
+		cg_mem *m = &tl->mem[e->i];
+		if (cg_u64map_get(&first, live_key(m)) - 1 < e->i) {
+			e->kind = EV_DOUBLE_FREE;
+			m->flags |= CG_MEM_DOUBLE_FREE;
+			m->bytes = 0;
+			continue;
+		}
+		e->kind = EV_FREE_BEFORE_TRACE;
+		m->flags |= CG_MEM_PREEXISTING;
+		dev->preexisting_count++;
+		/* Where the trace records no categories, a block from before it is
+		 * "before profiling" like the baseline, not "unknown". */
+		if (!tl->source.categories_known && m->category == CG_CAT_UNKNOWN)
+			m->category = CG_CAT_BASELINE;
+	}
+	cg_u64map_free(&first);
 }
 
 static void add_replacement(cg_timeline *tl, uint32_t alloc, uint32_t replaced)
@@ -216,23 +257,26 @@ static void apply_event(cg_timeline *tl, const cg_device *dev, const pair_event 
 	const cg_mem *m = &tl->mem[e->i];
 	const char *dname = cg_timeline_str(tl, dev->name);
 	const char *pos = cg_timeline_position_word(tl);
+	char buf[CG_TENSOR_ID_BUF];
+	size_t len;
+	const char *id = cg_timeline_tensor_text(tl, m->tensor, buf, &len);
 	switch (e->kind) {
 	case EV_FREE_BEFORE_TRACE:
 		cg_timeline_anomaly(tl, CG_ANOM_FREE_BEFORE_TRACE,
 				    "%s %u: free of \"%s\" (%" PRIu64 " B) on %s, never allocated in the trace",
-				    pos, m->line, cg_timeline_str(tl, m->tensor), e->bytes, dname);
+				    pos, m->line, id, e->bytes, dname);
 		break;
 	case EV_DOUBLE_FREE:
 		cg_timeline_anomaly(tl, CG_ANOM_DOUBLE_FREE,
 				    "%s %u: free of \"%s\" on %s, which was already freed",
-				    pos, m->line, cg_timeline_str(tl, m->tensor), dname);
+				    pos, m->line, id, dname);
 		break;
 	case EV_BYTES_MISMATCH: {
 		const cg_mem *a = &tl->mem[e->other];
 		cg_timeline_anomaly(tl, CG_ANOM_BYTES_MISMATCH,
 				    "%s %u: free of \"%s\" on %s says %" PRIu64
 				    " B; its allocation at %s %u had %" PRIu64 " B",
-				    pos, m->line, cg_timeline_str(tl, m->tensor), dname, e->bytes,
+				    pos, m->line, id, dname, e->bytes,
 				    pos, a->line, a->bytes);
 		break;
 	}
@@ -240,7 +284,7 @@ static void apply_event(cg_timeline *tl, const cg_device *dev, const pair_event 
 		const cg_mem *old = &tl->mem[e->other];
 		cg_timeline_anomaly(tl, CG_ANOM_ALLOC_OF_LIVE_ID,
 				    "%s %u: \"%s\" allocated on %s while its allocation at %s %u was live",
-				    pos, m->line, cg_timeline_str(tl, m->tensor), dname, pos, old->line);
+				    pos, m->line, id, dname, pos, old->line);
 		add_replacement(tl, e->i, e->other);
 		break;
 	}
@@ -375,38 +419,36 @@ int cg_pairing_set_baseline(cg_timeline *tl, uint16_t device, uint64_t bytes, cg
 }
 
 /* Devices paired on threads: worker w pairs devices w, w + nworkers, ...
- * with its own id -> record array, which it leaves all CG_NONE again. */
+ * with its own map of live ids, which it leaves empty again. */
 typedef struct pairing_work {
 	cg_timeline *tl;
 	device_job *jobs;
 	unsigned nworkers;
 } pairing_work;
 
-static void pair_device(cg_timeline *tl, uint32_t d, uint32_t *live_of, device_job *job)
+static void pair_device(cg_timeline *tl, uint32_t d, cg_u64map *live, device_job *job)
 {
 	cg_device *dev = &tl->devices[d];
 	size_t first = dev->mem_first, end = first + dev->mem_count;
 	for (size_t k = first; k < end; k++) {
 		tl->mem[k].pair = CG_NONE;
 		if (tl->mem[k].action == CG_ALLOC)
-			pair_alloc(tl, live_of, (uint32_t)k, job);
+			pair_alloc(tl, live, (uint32_t)k, job);
 		else
-			pair_free(tl, dev, live_of, (uint32_t)k, job);
+			pair_free(tl, live, (uint32_t)k, job);
 	}
-	for (size_t k = first; k < end; k++) /* reset only what this device touched */
-		live_of[tl->mem[k].tensor] = CG_NONE;
+	classify_unmatched(tl, dev, job);
+	cg_u64map_clear(live);
 }
 
 static void pairing_worker(void *ctx, size_t w)
 {
 	pairing_work *pw = ctx;
 	cg_timeline *tl = pw->tl;
-	uint32_t nstrings = cg_strtab_count(tl->strings);
-	uint32_t *live_of = cg_malloc(((size_t)nstrings ? nstrings : 1) * sizeof *live_of);
-	memset(live_of, 0xff, (size_t)nstrings * sizeof *live_of);
+	cg_u64map live = {0};
 	for (size_t d = w; d < tl->ndevices; d += pw->nworkers)
-		pair_device(tl, (uint32_t)d, live_of, &pw->jobs[d]);
-	cg_free(live_of);
+		pair_device(tl, (uint32_t)d, &live, &pw->jobs[d]);
+	cg_u64map_free(&live);
 }
 
 /* Live bytes need every replacement in place (cg_timeline_mem_removed). */

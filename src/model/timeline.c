@@ -353,16 +353,22 @@ static void see_time(cg_timeline *tl, uint64_t t)
 	} while (0)
 
 /* Every record of every format passes here (but the run's metadata, a few
- * keys), so the record limit is kept here. */
+ * keys), so the record limit is kept here; no array grows past it (under
+ * `ulimit -v` a doubling beyond could be refused while the records fit). */
 #define APPEND(tl, arr, n, cap, rec) \
 	do { \
 		if ((tl)->max_records && (tl)->nrecords >= (tl)->max_records) \
 			return hit(tl, CG_LIMIT_RECORDS); \
-		APPEND_UNCOUNTED(tl, arr, n, cap, rec); \
+		if ((tl)->n >= CG_NONE - 1) \
+			return hit(tl, CG_LIMIT_INDEX); \
+		if ((tl)->n + 1 > (tl)->cap) \
+			cg_grow_at_most((void **)&(tl)->arr, &(tl)->cap, (tl)->n + 1, sizeof *(tl)->arr, \
+					cg_timeline_record_room(tl)); \
+		(tl)->arr[(tl)->n++] = *(rec); \
 		(tl)->nrecords++; \
 	} while (0)
 
-_Static_assert(sizeof(cg_mem) == 36, "a memory record is 36 bytes (docs/performance.md)");
+_Static_assert(sizeof(cg_mem) == 40, "a memory record is 40 bytes (docs/performance.md)");
 _Static_assert(sizeof(cg_op) == 60, "an op record is 60 bytes (docs/performance.md)");
 
 static size_t site_hash(cg_str op, uint32_t shape, uint8_t dtype, uint16_t device)
@@ -563,6 +569,17 @@ uint32_t cg_timeline_mem_replaced(const cg_timeline *tl, uint32_t i)
 	if (lo < tl->nreplacements && tl->replacements[lo].alloc == i)
 		return tl->replacements[lo].replaced;
 	return CG_NONE;
+}
+
+const char *cg_timeline_tensor_text(const cg_timeline *tl, cg_tensor_id t, char buf[CG_TENSOR_ID_BUF], size_t *len)
+{
+	if (cg_tensor_id_is_str(t)) {
+		cg_str s = cg_tensor_id_string(t);
+		*len = cg_strtab_len(tl->strings, s);
+		return cg_timeline_str(tl, s);
+	}
+	*len = cg_tensor_id_format(t, buf);
+	return buf;
 }
 
 const char *cg_timeline_span_id(const cg_timeline *tl, uint32_t span, char buf[CG_SPAN_ID_BUF], size_t *len)

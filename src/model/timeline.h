@@ -13,8 +13,9 @@
  *     cg_timeline_free(tl);
  *
  * Strings are interned (cg_str ids into tl->strings); shapes are interned
- * arrays of uint64 in tl->shapes. Records are fixed-size with no pointers:
- * a memory record is 36 bytes. */
+ * arrays of uint64 in tl->shapes; a memory record's tensor id is a number
+ * where its spelling allows (tensorid.h). Records are fixed-size with no
+ * pointers: a memory record is 40 bytes. */
 #ifndef CG_TIMELINE_H
 #define CG_TIMELINE_H
 
@@ -25,6 +26,7 @@
 #include "enums.h"
 #include "error.h"
 #include "strtab.h"
+#include "tensorid.h"
 
 #define CG_NONE UINT32_MAX
 
@@ -48,19 +50,19 @@ enum {
  * line, or its 1-based event number for formats that are one JSON
  * document (cg_source.lines_are_events).
  *
- * The record is 36 bytes, the largest share of a trace's memory: the op,
+ * The record is 40 bytes, the largest share of a trace's memory: the op,
  * shape, dtype and device, which repeat, are one interned site
  * (tl->mem_sites, read with cg_timeline_mem_op/_shape/_dtype/_device), and
- * the site, action, category and flags share one 32-bit word. Packed to
- * 4-byte alignment (8 would round 36 up to 40): a timeline holds at most
- * CG_MAX_MEM_SITES sites. Ingest appends a cg_mem_in, which has them all. */
+ * the site, action, category and flags share one 32-bit word; a timeline
+ * holds at most CG_MAX_MEM_SITES sites. Ingest appends a cg_mem_in, which
+ * has them all. */
 #define CG_MEM_SITE_BITS 22
 #define CG_MAX_MEM_SITES ((uint32_t)1 << CG_MEM_SITE_BITS)
 
-typedef struct __attribute__((packed, aligned(4))) cg_mem {
+typedef struct cg_mem {
 	uint64_t t_ns;
 	uint64_t bytes;
-	cg_str tensor;
+	cg_tensor_id tensor;
 	uint32_t span; /* span index, or CG_NONE */
 	uint32_t pair;
 	uint32_t line;
@@ -85,7 +87,7 @@ typedef struct cg_mem_site {
 typedef struct cg_mem_in {
 	uint64_t t_ns;
 	uint64_t bytes;
-	cg_str tensor;
+	cg_tensor_id tensor;
 	uint32_t span; /* the span id string, CG_STR_EMPTY for none */
 	cg_str op;     /* op_name, CG_STR_EMPTY when absent */
 	uint32_t shape;
@@ -438,6 +440,11 @@ cg_timeline *cg_timeline_new(const cg_timeline_limits *limits);
 /* At most n records of every kind together but metadata (--max-records;
  * 0, the default: no limit); more is CG_ELIMIT with limit_hit RECORDS. */
 void cg_timeline_set_max_records(cg_timeline *tl, uint64_t n);
+/* The most records any one array can come to hold under that limit. */
+static inline size_t cg_timeline_record_room(const cg_timeline *tl)
+{
+	return tl->max_records && tl->max_records < SIZE_MAX ? (size_t)tl->max_records : SIZE_MAX;
+}
 void cg_timeline_free(cg_timeline *tl);
 
 /* What the last CG_ELIMIT was, for a message after "FILE: " or "FILE:LINE: ":
@@ -600,6 +607,11 @@ static inline void cg_timeline_apply_live(const cg_timeline *tl, uint32_t i, uin
 /* The span path of span index s, names joined by '/': "run/train_step#0/forward".
  * Writes into buf (truncated to size) and returns buf. */
 char *cg_timeline_span_path(const cg_timeline *tl, uint32_t span, char *buf, size_t size);
+
+/* The spelling of a memory record's tensor id, *len its length: the
+ * interned string, or a packed id's text written into buf. The text is
+ * borrowed from tl or buf. */
+const char *cg_timeline_tensor_text(const cg_timeline *tl, cg_tensor_id t, char buf[CG_TENSOR_ID_BUF], size_t *len);
 
 /* Room for any span id cg_timeline_span_id writes into its buffer. */
 #define CG_SPAN_ID_BUF 16

@@ -88,6 +88,7 @@ static void map_dtypes(cg_timeline *dst, const cg_timeline *src, remap *maps)
 typedef struct growth {
 	double scale;
 	uint64_t most_bytes;
+	size_t most_records; /* the record limit: no array grows past it */
 } growth;
 
 /* Room for n more records of an array, then a pointer to the first (the
@@ -102,8 +103,10 @@ static void room(void **arr, size_t *cap, size_t need, size_t size, growth g)
 	if (need <= *cap)
 		return;
 	double want = (double)need * g.scale;
+	if (want > (double)g.most_records && need <= g.most_records)
+		want = (double)g.most_records;
 	if (want <= (double)need || want >= (double)(CG_NONE - 1) || want * (double)size > (double)g.most_bytes) {
-		cg_grow(arr, cap, need, size); /* doubling */
+		cg_grow_at_most(arr, cap, need, size, g.most_records); /* doubling */
 		return;
 	}
 	*arr = cg_reallocarray(*arr, (size_t)want, size);
@@ -126,7 +129,8 @@ static void map_sites(cg_timeline *dst, const cg_timeline *src, remap *maps)
 static void remap_mem(cg_mem *m, const cg_mem *from, const remap *maps)
 {
 	*m = *from;
-	m->tensor = maps->str[m->tensor];
+	if (cg_tensor_id_is_str(m->tensor))
+		m->tensor = cg_tensor_id_str(maps->str[cg_tensor_id_string(m->tensor)]);
 	m->span = maps->str[m->span];
 	m->site = maps->site[m->site]; /* < CG_MAX_MEM_SITES: cg_timeline_mergeable */
 }
@@ -312,7 +316,7 @@ void cg_timeline_merge_expecting(cg_timeline *dst, cg_timeline *src, double scal
 	map_devices(dst, src, &maps);
 	map_dtypes(dst, src, &maps);
 	map_sites(dst, src, &maps);
-	append_records(dst, src, &maps, (growth){scale, most_bytes});
+	append_records(dst, src, &maps, (growth){scale, most_bytes, cg_timeline_record_room(dst)});
 	merge_source(dst, src, maps.str);
 	cg_free(maps.str);
 	cg_free(maps.shape);

@@ -168,7 +168,7 @@ void cg_free(void *p)
 		current.free(p);
 }
 
-void cg_grow(void **items, size_t *cap, size_t need, size_t elem_size)
+void cg_grow_at_most(void **items, size_t *cap, size_t need, size_t elem_size, size_t most)
 {
 	if (need <= *cap)
 		return;
@@ -177,6 +177,13 @@ void cg_grow(void **items, size_t *cap, size_t need, size_t elem_size)
 		if (__builtin_mul_overflow(ncap, 2, &ncap))
 			out_of_memory(SIZE_MAX);
 	}
+	if (ncap > most && most >= need)
+		ncap = most;
 	*items = cg_reallocarray(*items, ncap, elem_size);
 	*cap = ncap;
+}
+
+void cg_grow(void **items, size_t *cap, size_t need, size_t elem_size)
+{
+	cg_grow_at_most(items, cap, need, elem_size, SIZE_MAX);
 }

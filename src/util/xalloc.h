@@ -43,6 +43,9 @@ char *cg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Grows *items (of elem_size each) so that it holds at least need elements;
  * *cap is updated. Doubling growth, overflow-checked. */
 void cg_grow(void **items, size_t *cap, size_t need, size_t elem_size);
+/* The same, never to more than most elements when need fits in them: an
+ * array bounded by a limit need not double past it. */
+void cg_grow_at_most(void **items, size_t *cap, size_t need, size_t elem_size, size_t most);
 
 /* The check inline: most calls find the room there already. */
 static inline void cg_grow_if_full(void **items, size_t *cap, size_t need, size_t elem_size)

@@ -199,8 +199,10 @@ static const char rules_trace[] =
 
 static cg_category category_of(const cg_timeline *tl, const char *addr, cg_action action)
 {
+	char buf[CG_TENSOR_ID_BUF];
+	size_t len;
 	for (size_t i = 0; i < tl->nmem; i++)
-		if (tl->mem[i].action == action && strcmp(cg_timeline_str(tl, tl->mem[i].tensor), addr) == 0)
+		if (tl->mem[i].action == action && strcmp(cg_timeline_tensor_text(tl, tl->mem[i].tensor, buf, &len), addr) == 0)
 			return (cg_category)tl->mem[i].category;
 	fail_msg("no record of %s", addr);
 	return CG_CAT_COUNT;

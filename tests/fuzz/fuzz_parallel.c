@@ -109,7 +109,7 @@ static void same_peaks(const cg_timeline *a, const cg_timeline *b)
 /* Records with padding compared field by field. */
 static void same_mem(const cg_mem *x, const cg_mem *y)
 {
-	if (x->t_ns != y->t_ns || x->bytes != y->bytes || x->tensor != y->tensor || x->span != y->span ||
+	if (x->t_ns != y->t_ns || x->bytes != y->bytes || x->tensor.v != y->tensor.v || x->span != y->span ||
 	    x->site != y->site || x->pair != y->pair || x->line != y->line ||
 	    x->action != y->action || x->category != y->category || x->flags != y->flags)
 		differ("memory records");

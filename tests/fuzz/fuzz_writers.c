@@ -273,7 +273,9 @@ static void build(input *in, cg_timeline *tl)
 		m.category = (uint8_t)((bits >> 1) % CG_CAT_BASELINE);
 		m.device = devs[(bits >> 4) % ndevs];
 		m.span = spans[u8(in) % nspans];
-		m.tensor = str(in, tl);
+		cg_str ts = str(in, tl); /* packed when its spelling allows, as ingest does */
+		if (!cg_tensor_id_pack(cg_timeline_str(tl, ts), cg_strtab_len(tl->strings, ts), &m.tensor))
+			m.tensor = cg_tensor_id_str(ts);
 		m.op = str(in, tl);
 		m.pair = CG_NONE;
 		m.line = 100 + i;

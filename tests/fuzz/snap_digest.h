@@ -106,7 +106,7 @@ static void snap_digest_of(snap_digest *g, const cg_timeline *tl)
 	DG(tl->nmem);
 	for (size_t i = 0; i < tl->nmem; i++) {
 		const cg_mem *m = &tl->mem[i];
-		DG(m->t_ns); DG(m->bytes); DG(m->tensor); DG(m->span); DG(cg_timeline_mem_op(tl, m)); DG(cg_timeline_mem_shape(tl, m)); DG(m->pair);
+		DG(m->t_ns); DG(m->bytes); DG(m->tensor.v); DG(m->span); DG(cg_timeline_mem_op(tl, m)); DG(cg_timeline_mem_shape(tl, m)); DG(m->pair);
 		DG(m->line); DG(cg_timeline_mem_device(tl, m)); DG(m->action); DG(m->category); DG(cg_timeline_mem_dtype(tl, m)); DG(m->flags);
 	}
 	DG(tl->nspans);

@@ -16,6 +16,15 @@ static cg_str intern(cg_timeline *tl, const char *s)
 	return id;
 }
 
+/* As ingest spells it: packed when it can be (tensorid.h). */
+static cg_tensor_id tensor_id(cg_timeline *tl, const char *s)
+{
+	cg_tensor_id t;
+	if (s && cg_tensor_id_pack(s, strlen(s), &t))
+		return t;
+	return cg_tensor_id_str(intern(tl, s));
+}
+
 cg_timeline *tu_tl_new(void)
 {
 	cg_timeline *tl = cg_timeline_new(NULL);
@@ -94,7 +103,7 @@ static void add_mem(cg_timeline *tl, uint64_t t, const char *tensor, const char 
 	m.shape = shape;
 	m.t_ns = t;
 	m.bytes = bytes;
-	m.tensor = intern(tl, tensor);
+	m.tensor = tensor_id(tl, tensor);
 	m.span = intern(tl, span);
 	m.op = intern(tl, op);
 	m.line = next_line++;

@@ -148,10 +148,65 @@ static void memory_record_reads_every_field(void **state)
 	assert_int_equal(m->action, CG_ALLOC);
 	assert_int_equal(m->category, CG_CAT_ACTIVATION);
 	assert_string_equal(cg_timeline_str(tl, cg_timeline_mem_op(tl, m)), "aten::empty");
-	assert_string_equal(cg_timeline_str(tl, m->tensor), "t1");
+	char buf[CG_TENSOR_ID_BUF];
+	size_t len;
+	assert_string_equal(cg_timeline_tensor_text(tl, m->tensor, buf, &len), "t1");
 	assert_int_equal(m->span, 0);
 	assert_int_equal(m->line, 3);
 	assert_int_equal(tl->source.bad_lines, 0);
+	cg_timeline_free(tl);
+}
+
+/* Ids spelt "<hex>#<n>" as candle writes them are kept as numbers, not
+ * strings; every other spelling is interned. Each reads back as written. */
+static void tensor_ids_read_back_as_written_packed_or_not(void **state)
+{
+	static const struct {
+		const char *id;
+		bool packed;
+	} ids[] = {
+		{"7f3a00000200#25575", true},	 {"7f4a00003200#510930", true}, {"0#0", true},
+		{"a40c04680#0", true},		 /* 128-byte aligned */
+		{"7fffffffffff#16383", true},	 {"7fffffffffff#16384", false}, /* any address: below 2^14 */
+		{"a40c04680#1048575", true},	 {"a40c04680#1048576", false},	/* 64-byte aligned: 2^20 */
+		{"7f4a00003200#8388607", true},	 {"7f4a00003200#8388608", false}, /* 512: 2^23 */
+		{"7ffffffff000#67108863", true}, {"7ffffffff000#67108864", false}, /* 4096: 2^26 */
+		{"800000000000#1", false},	 /* 2^47: too large */
+		{"07f3a#1", false},		 /* leading zero */
+		{"7f3a#01", false},		 /* leading zero */
+		{"7F3A#1", false},		 /* upper case */
+		{"7f3a#", false},		 {"#1", false}, {"7f3a", false}, {"7f3a#1#2", false},
+		{"1000000000000#1", false}, /* 13 digits */
+		{"7f3a000#123456789", false}, {"x7f#1", false}, {"7f3a#-1", false}, {"", false},
+	};
+	size_t n = sizeof ids / sizeof ids[0];
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	fputs(META SPAN, f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f,
+			"{\"kind\":\"memory\",\"timestamp_ns\":%zu,\"tensor_id\":\"%s\",\"span_id\":\"s1\","
+			"\"device\":\"cuda:0\",\"bytes\":8,\"action\":\"alloc\",\"dtype\":\"f32\"}\n",
+			i, ids[i].id);
+	fclose(f);
+	cg_timeline *tl = ingest(text);
+	free(text);
+	assert_int_equal(tl->nmem, n);
+	for (size_t i = 0; i < n; i++) {
+		const cg_mem *m = &tl->mem[i];
+		char buf[CG_TENSOR_ID_BUF];
+		size_t len;
+		const char *got = cg_timeline_tensor_text(tl, m->tensor, buf, &len);
+		assert_int_equal(len, strlen(ids[i].id));
+		assert_string_equal(got, ids[i].id);
+		if (cg_tensor_id_is_str(m->tensor) == ids[i].packed)
+			fail_msg("\"%s\" should %sbe packed", ids[i].id, ids[i].packed ? "" : "not ");
+		cg_str s;
+		/* a packed id leaves no string behind */
+		assert_int_equal(cg_strtab_find(tl->strings, ids[i].id, strlen(ids[i].id), &s), !ids[i].packed);
+	}
+	assert_true(cg_tensor_id_empty(tl->mem[n - 1].tensor));
 	cg_timeline_free(tl);
 }
 
@@ -307,6 +362,7 @@ int main(void)
 		cmocka_unit_test(op_derives_storage_from_shape_and_dtype),
 		cmocka_unit_test(tensor_record_keeps_category_and_grad),
 		cmocka_unit_test(memory_record_reads_every_field),
+		cmocka_unit_test(tensor_ids_read_back_as_written_packed_or_not),
 		cmocka_unit_test(unknown_category_reads_as_unknown_and_is_counted),
 		cmocka_unit_test(device_memory_gradient_and_edge),
 		cmocka_unit_test(unknown_kind_is_counted_not_bad),

@@ -33,7 +33,7 @@ static void same_records(const cg_timeline *x, const cg_timeline *y)
 	assert_int_equal(x->nmem, y->nmem);
 	for (size_t i = 0; i < x->nmem; i++) {
 		FIELD(x->mem[i], y->mem[i], t_ns); FIELD(x->mem[i], y->mem[i], bytes);
-		FIELD(x->mem[i], y->mem[i], tensor); FIELD(x->mem[i], y->mem[i], span);
+		FIELD(x->mem[i], y->mem[i], tensor.v); FIELD(x->mem[i], y->mem[i], span);
 		FIELD(x->mem[i], y->mem[i], site);
 		FIELD(x->mem[i], y->mem[i], pair); FIELD(x->mem[i], y->mem[i], line);
 		FIELD(x->mem[i], y->mem[i], action);

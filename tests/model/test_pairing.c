@@ -105,7 +105,7 @@ static void many_records_keep_their_contents_through_any_sort(void **state)
 		for (size_t i = 0; i < tl->nmem; i++) {
 			const cg_mem *m = &tl->mem[i];
 			if (m->line != want[i].line || m->t_ns != want[i].t_ns || m->site != want[i].site ||
-			    m->bytes != (uint64_t)m->line || m->tensor != want[i].tensor)
+			    m->bytes != (uint64_t)m->line || m->tensor.v != want[i].tensor.v)
 				fail_msg("%s: record %zu is line %u (bytes %llu), expected line %u",
 					 shuffled ? "shuffled" : "ordered", i, m->line, (unsigned long long)m->bytes,
 					 want[i].line);
@@ -453,6 +453,88 @@ static void unpaired_sums_beyond_64_bits_are_refused(void **state)
 	cg_timeline_free(tl);
 }
 
+/* --- against a plain restatement --- */
+
+/* Pairing as the format states it, with a table of every id ever seen on
+ * a device: never seen, live (at a record) or freed. Random traces of few
+ * ids, packed and interned, on two devices: every record's pair, flags and
+ * bytes, and every count, as pairing finds them. */
+enum { NEVER = -1, FREED = -2 };
+
+static void pairing_matches_the_format_on_random_traces(void **state)
+{
+	(void)state;
+	/* the first two differ only above bit 32 of their packed ids */
+	static const char *ids[] = {"7f3a00000200#1", "7f4a00000200#1", "7f3a00000200#2", "a40c04680#0",
+				    "0#0", "t1", "t2", "x"};
+	enum { NIDS = 8, N = 400 };
+	uint64_t x = 0x2545F4914F6CDD1Dull;
+	for (int round = 0; round < 200; round++) {
+		cg_timeline *tl = tu_tl_new();
+		int id[N], dev[N], act[N];
+		uint64_t bytes[N];
+		for (int i = 0; i < N; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			id[i] = (int)(x % NIDS);
+			dev[i] = i == 0 ? 0 : (int)(x >> 8 & 1);
+			act[i] = (x >> 9 & 3) ? (x >> 11 & 1 ? A : F) : F;
+			bytes[i] = 8 << (x >> 12 & 1);
+			mem(tl, (uint64_t)i, ids[id[i]], dev[i] ? "cuda:1" : "cuda:0", bytes[i], act[i], ACT);
+		}
+		tu_tl_finalize(tl);
+		/* records end up by device, each device's in file order */
+		uint32_t at = 0, pre[2] = {0, 0}, doubles = 0, mismatches = 0, replaced = 0;
+		for (int d = 0; d < 2; d++) {
+			int seen[NIDS];
+			uint32_t where[N];
+			for (int k = 0; k < NIDS; k++)
+				seen[k] = NEVER;
+			for (int i = 0; i < N; i++) {
+				if (dev[i] != d)
+					continue;
+				where[i] = at;
+				const cg_mem *m = &tl->mem[at++];
+				assert_int_equal(m->line, (uint32_t)i + 2);
+				int *st = &seen[id[i]];
+				uint32_t pair = CG_NONE, flags = 0;
+				uint64_t b = bytes[i];
+				if (act[i] == A) {
+					if (*st >= 0)
+						flags = CG_MEM_REPLACES, replaced++;
+					*st = i;
+				} else if (*st == NEVER) {
+					flags = CG_MEM_PREEXISTING, pre[d]++;
+				} else if (*st == FREED) {
+					flags = CG_MEM_DOUBLE_FREE, b = 0, doubles++;
+				} else {
+					pair = where[*st];
+					if (bytes[*st] != b)
+						flags = CG_MEM_BYTES_MISMATCH, b = bytes[*st], mismatches++;
+				}
+				if (act[i] == F)
+					*st = FREED;
+				/* an allocation's pair is set by what ends it; checked from that side */
+				if (act[i] == F) {
+					if (m->pair != pair || m->flags != flags || m->bytes != b)
+						fail_msg("round %d, line %d: pair %u flags %u bytes %llu, expected %u %u %llu",
+							 round, i + 2, m->pair, m->flags, (unsigned long long)m->bytes, pair,
+							 flags, (unsigned long long)b);
+					if (pair != CG_NONE)
+						assert_int_equal(tl->mem[pair].pair, where[i]);
+				} else if ((m->flags & CG_MEM_REPLACES) != flags) {
+					fail_msg("round %d, line %d: flags %u, expected %u", round, i + 2, m->flags, flags);
+				}
+			}
+			assert_int_equal(tl->devices[d].preexisting_count, pre[d]);
+		}
+		assert_int_equal(tl->anomalies[CG_ANOM_FREE_BEFORE_TRACE].count, pre[0] + pre[1]);
+		assert_int_equal(tl->anomalies[CG_ANOM_DOUBLE_FREE].count, doubles);
+		assert_int_equal(tl->anomalies[CG_ANOM_BYTES_MISMATCH].count, mismatches);
+		assert_int_equal(tl->anomalies[CG_ANOM_ALLOC_OF_LIVE_ID].count, replaced);
+		cg_timeline_free(tl);
+	}
+}
+
 /* --- threads --- */
 
 /* 90000 records on 3 devices with every anomaly pairing finds: ids reused
@@ -494,7 +576,7 @@ static void pairing_on_threads_gives_what_one_thread_gives(void **state)
 		for (size_t i = 0; i < one->nmem; i++) {
 			const cg_mem *a = &one->mem[i], *b = &three->mem[i];
 			if (a->line != b->line || a->pair != b->pair || a->bytes != b->bytes || a->flags != b->flags ||
-			    a->category != b->category || a->tensor != b->tensor ||
+			    a->category != b->category || a->tensor.v != b->tensor.v ||
 			    cg_timeline_mem_device(one, a) != cg_timeline_mem_device(three, b))
 				fail_msg("record %zu (line %u) differs", i, a->line);
 		}
@@ -549,6 +631,7 @@ int main(void)
 		cmocka_unit_test(live_bytes_up_to_2_pow_64_minus_1_fit),
 		cmocka_unit_test(live_bytes_one_past_2_pow_64_minus_1_are_refused),
 		cmocka_unit_test(unpaired_sums_beyond_64_bits_are_refused),
+		cmocka_unit_test(pairing_matches_the_format_on_random_traces),
 		cmocka_unit_test(pairing_on_threads_gives_what_one_thread_gives),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -177,6 +177,26 @@ static void an_allocator_returning_null_ends_the_process_with_a_message(void **s
 
 /* --- growth --- */
 
+/* A bounded array doubles up to its bound and stops there; a need beyond
+ * the bound is the caller's to refuse, so the bound does not cap it. */
+static void growth_at_most_stops_at_the_bound(void **state)
+{
+	(void)state;
+	int *a = NULL;
+	size_t cap = 0;
+	cg_grow_at_most((void **)&a, &cap, 1, sizeof *a, 100);
+	assert_int_equal(cap, 16);
+	cg_grow_at_most((void **)&a, &cap, 65, sizeof *a, 100); /* 16 -> 128, held to 100 */
+	assert_int_equal(cap, 100);
+	a[99] = 1;
+	cg_grow_at_most((void **)&a, &cap, 100, sizeof *a, 100); /* fits */
+	assert_int_equal(cap, 100);
+	cg_grow_at_most((void **)&a, &cap, 101, sizeof *a, 100); /* past the bound: doubling */
+	assert_int_equal(cap, 200);
+	assert_int_equal(a[99], 1);
+	cg_free(a);
+}
+
 static void growth_doubles_from_sixteen_and_keeps_the_contents(void **state)
 {
 	int *a = NULL;
@@ -415,6 +435,7 @@ int main(void)
 		cmocka_unit_test(sizes_that_just_fit_reach_the_allocator),
 		cmocka_unit_test(an_allocator_returning_null_ends_the_process_with_a_message),
 		cmocka_unit_test(growth_doubles_from_sixteen_and_keeps_the_contents),
+		cmocka_unit_test(growth_at_most_stops_at_the_bound),
 		cmocka_unit_test(reallocarray_keeps_the_contents),
 		cmocka_unit_test(strndup_copies_exactly_n_bytes_and_terminates),
 		cmocka_unit_test(asprintf_formats_any_length),
