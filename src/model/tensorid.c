@@ -1,5 +1,7 @@
 #include "tensorid.h"
 
+#include <string.h>
+
 /* A packed id: the top bit, 2 bits of layout, then the address shifted
  * right by the layout's alignment and the decimal in the bits left. */
 #define ADDR_BITS 47
@@ -11,35 +13,30 @@ static unsigned seq_bits(unsigned layout)
 	return LAYOUT_SHIFT - (ADDR_BITS - align_bits[layout]);
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
+/* Without a branch per digit: hex digits and letters come in no order a
+ * predictor could learn, and millions of ids pass here. */
 bool cg_tensor_id_pack(const char *s, size_t n, cg_tensor_id *out)
 {
-	size_t i = 0;
-	uint64_t addr = 0, seq = 0;
-	/* at most 12 digits; the first not a 0 unless it is all */
-	for (; i < n && i <= 12 && s[i] != '#'; i++) {
-		int d = hex_digit(s[i]);
-		if (d < 0 || (i == 1 && s[0] == '0'))
-			return false;
-		addr = addr << 4 | (uint64_t)d;
-	}
-	if (i == 0 || i > 12 || i == n || addr >> ADDR_BITS)
+	const char *hash = n > 1 ? memchr(s, '#', n < 13 ? n : 13) : NULL;
+	if (!hash)
 		return false;
-	size_t from = ++i;
-	for (; i < n && i - from < 8; i++) {
-		if (s[i] < '0' || s[i] > '9' || (i == from + 1 && s[from] == '0'))
-			return false;
-		seq = seq * 10 + (uint64_t)(s[i] - '0');
+	size_t h = (size_t)(hash - s), digits = n - h - 1;
+	/* 1-12 hex digits and 1-8 decimal ones, neither with a leading 0 */
+	if (h == 0 || digits - 1 >= 8 || (h > 1 && s[0] == '0') || (digits > 1 && hash[1] == '0'))
+		return false;
+	uint64_t addr = 0, seq = 0;
+	unsigned bad = 0;
+	for (size_t i = 0; i < h; i++) {
+		unsigned c = (unsigned char)s[i], d = c - '0', l = c - 'a';
+		bad |= (d > 9) & (l > 5);
+		addr = addr << 4 | (d <= 9 ? d : l + 10);
 	}
-	if (i == from || i != n)
+	for (size_t i = 0; i < digits; i++) {
+		unsigned d = (unsigned char)hash[1 + i] - '0';
+		bad |= d > 9;
+		seq = seq * 10 + d;
+	}
+	if (bad || addr >> ADDR_BITS)
 		return false;
 	/* the most alignment the address has: each spelling has one layout */
 	unsigned layout = 3;
