@@ -1,7 +1,5 @@
 #include "tensorid.h"
 
-#include <string.h>
-
 /* A packed id: the top bit, 2 bits of layout, then the address shifted
  * right by the layout's alignment and the decimal in the bits left. */
 #define ADDR_BITS 47
@@ -17,19 +15,22 @@ static unsigned seq_bits(unsigned layout)
  * predictor could learn, and millions of ids pass here. */
 bool cg_tensor_id_pack(const char *s, size_t n, cg_tensor_id *out)
 {
-	const char *hash = n > 1 ? memchr(s, '#', n < 13 ? n : 13) : NULL;
-	if (!hash)
+	size_t h = 0, most = n < 13 ? n : 13;
+	while (h < most && s[h] != '#')
+		h++;
+	if (h == most)
 		return false;
-	size_t h = (size_t)(hash - s), digits = n - h - 1;
+	const char *hash = s + h;
+	size_t digits = n - h - 1;
 	/* 1-12 hex digits and 1-8 decimal ones, neither with a leading 0 */
 	if (h == 0 || digits - 1 >= 8 || (h > 1 && s[0] == '0') || (digits > 1 && hash[1] == '0'))
 		return false;
 	uint64_t addr = 0, seq = 0;
 	unsigned bad = 0;
 	for (size_t i = 0; i < h; i++) {
-		unsigned c = (unsigned char)s[i], d = c - '0', l = c - 'a';
-		bad |= (d > 9) & (l > 5);
-		addr = addr << 4 | (d <= 9 ? d : l + 10);
+		unsigned c = (unsigned char)s[i];
+		bad |= (c - '0' > 9) & (c - 'a' > 5);
+		addr = addr << 4 | ((c & 15) + 9 * (c >> 6)); /* '0'-'9': 0-9, 'a'-'f': 10-15 */
 	}
 	for (size_t i = 0; i < digits; i++) {
 		unsigned d = (unsigned char)hash[1 + i] - '0';
