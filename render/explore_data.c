@@ -169,6 +169,28 @@ typedef struct moment {
 	int64_t point;
 } moment;
 
+/* A time's bucket: (t - t0) * B / span without overflow, in long double. */
+static size_t time_bucket(uint64_t dt, uint64_t span)
+{
+	return (size_t)((long double)dt * EXPLORE_BUCKETS / (long double)span);
+}
+
+/* The least offset after dt in a later bucket (time_bucket never falls as
+ * dt grows, and is B at span): a division per bucket, not per record. */
+static uint64_t bucket_end(uint64_t dt, uint64_t span)
+{
+	size_t b = time_bucket(dt, span);
+	uint64_t lo = dt + 1, hi = span;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (time_bucket(mid, span) > b)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 /* Which records of the device to keep (bit set over its records): the
  * moments' own records always, so each is pinned at its exact value. */
 static uint8_t *kept_records(const cg_timeline *tl, const cg_device *dev, const moment *mo, size_t nmo)
@@ -188,11 +210,17 @@ static uint8_t *kept_records(const cg_timeline *tl, const cg_device *dev, const 
 	size_t bucket = SIZE_MAX;
 	uint32_t hi = 0, lo = 0;
 	uint64_t hi_v = 0, lo_v = 0;
+	uint64_t from = 1, upto = 0; /* offsets [from, upto) are in bucket */
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = dev->mem_first + k;
 		live = cg_timeline_live_after(tl, i, live);
-		/* (t - t0) * B / span without overflow: in long double */
-		size_t b = (size_t)((long double)(tl->mem[i].t_ns - t0) * EXPLORE_BUCKETS / (long double)span);
+		uint64_t dt = tl->mem[i].t_ns - t0;
+		size_t b = bucket;
+		if (dt < from || dt >= upto) {
+			b = time_bucket(dt, span);
+			from = dt;
+			upto = span ? bucket_end(dt, span) : dt + 1;
+		}
 		if (b != bucket) {
 			if (bucket != SIZE_MAX) {
 				keep[k - 1] = keep[hi] = keep[lo] = 1;

@@ -280,6 +280,33 @@ static void a_big_trace_keeps_its_exact_peak_and_says_what_is_pinnable(void **st
 		if (i % 7 == 6 && (uint64_t)v->valuedouble > max)
 			max = (uint64_t)v->valuedouble;
 	assert_int_equal(max, peak);
+	/* each of the 4000 time buckets keeps its first and last record:
+	 * bucket floor((t - t0) * 4000 / (t1 - t0 + 1)), as the page says */
+	uint64_t *kept = malloc((size_t)npoints * sizeof *kept);
+	i = 0;
+	for (cJSON *v = points->child; v; v = v->next, i++)
+		if (i % 7 == 0)
+			kept[i / 7] = (uint64_t)v->valuedouble;
+	uint64_t span = 10ull * (n - 1) + 5 + 1;
+	int at_point = 0, edges = 0;
+	size_t prev_bucket = SIZE_MAX;
+	for (unsigned r = 0; r < 2 * n; r++) {
+		uint64_t t = 10ull * (r / 2) + 5 * (r % 2);
+		size_t b = (size_t)((long double)t * 4000 / (long double)span);
+		bool first = b != prev_bucket;
+		bool last = r + 1 == 2 * n || (size_t)((long double)(t + 5) * 4000 / (long double)span) != b; /* the next is 5 ns later */
+		prev_bucket = b;
+		if (!first && !last)
+			continue;
+		while (at_point < npoints && kept[at_point] < t)
+			at_point++;
+		if (at_point == npoints || kept[at_point] != t)
+			fail_msg("record %u (t %llu), the %s of bucket %zu, is not a point", r, (unsigned long long)t,
+				 first ? "first" : "last", b);
+		edges++;
+	}
+	assert_true(edges >= 2 * 4000 - 1);
+	free(kept);
 	cJSON_Delete(d);
 	free(json);
 	free(html);
