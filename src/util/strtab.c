@@ -384,6 +384,7 @@ bool cg_strtab_can_add(const cg_strtab *t, const cg_strtab *from)
 }
 
 #define EXPECT_MARGIN 1.25
+#define SLOTS_AHEAD_SCALE 4.0
 
 void cg_strtab_expect(cg_strtab *t, const cg_strtab *from, double scale, uint64_t most_bytes)
 {
@@ -413,7 +414,13 @@ void cg_strtab_expect(cg_strtab *t, const cg_strtab *from, double scale, uint64_
 		t->offsets = cg_reallocarray(t->offsets, count + 2, ENTRY_BYTES);
 		t->offsets_cap = count + 2;
 	}
-	/* the slots are all written as they fill: no margin for them */
+	/* The slots are all written as they fill: no margin for them, and
+	 * no room before a quarter of the source is in. An estimate from the
+	 * first blocks can be well off (a run's setup makes new strings
+	 * faster than its steps), and doubling the slots for it left 4 M of
+	 * them, 32 MB, for 1.1 M strings at 10 M lines. */
+	if (scale > SLOTS_AHEAD_SCALE)
+		return;
 	size_t nslots = t->nslots;
 	while (crowded(slots_for, nslots))
 		nslots *= 2;

@@ -208,6 +208,27 @@ static void room_made_ahead_holds_a_short_estimate(void **state)
 	cg_strtab_free(t);
 }
 
+/* The slots, written all over as they fill, get room ahead only once a
+ * quarter of the source is in: an early estimate can be well off. */
+static void slots_get_room_ahead_only_from_a_quarter_in(void **state)
+{
+	(void)state;
+	cg_strtab *batch = cg_strtab_new(0);
+	int made = 0;
+	assert_int_equal(fill(batch, &made, 10000), 0);
+	cg_strtab *early = cg_strtab_new(0), *late = cg_strtab_new(0);
+	size_t before = cg_strtab_used_bytes(early);
+	cg_strtab_expect(early, batch, 4.5, UINT64_MAX); /* a fifth of it read */
+	assert_int_equal(cg_strtab_used_bytes(early), before);
+	cg_strtab_expect(late, batch, 4.0, UINT64_MAX); /* a quarter */
+	/* 40,000 strings fill at most 3/4 of the slots: 65,536 of 8 bytes
+	 * instead of a new table's 64 */
+	assert_int_equal(cg_strtab_used_bytes(late) - before, (65536 - 64) * 8);
+	cg_strtab_free(early);
+	cg_strtab_free(late);
+	cg_strtab_free(batch);
+}
+
 /* Trace ids are short and sequential ("s890000", "s890001", ...): their
  * hashes must still spread over the table, or every lookup walks one long
  * cluster. 1024 keys into 1024 buckets fill about 1 - 1/e of them. */
@@ -291,6 +312,7 @@ int main(void)
 		cmocka_unit_test(limit_is_reported_not_exceeded),
 		cmocka_unit_test(room_made_ahead_changes_no_limit_and_no_id),
 		cmocka_unit_test(room_made_ahead_holds_a_short_estimate),
+		cmocka_unit_test(slots_get_room_ahead_only_from_a_quarter_in),
 		cmocka_unit_test(interning_a_table_maps_each_of_its_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
