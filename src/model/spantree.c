@@ -74,6 +74,11 @@ static void apply_ends(cg_timeline *tl, const uint32_t *span_of, uint32_t nstrin
 	cg_free(tl->span_ends);
 	tl->span_ends = NULL;
 	tl->nspan_ends = tl->span_ends_cap = 0;
+	cg_free(tl->span_by_id);
+	cg_free(tl->end_waits);
+	tl->span_by_id = NULL;
+	tl->end_waits = NULL;
+	tl->span_by_id_cap = tl->end_waits_cap = 0;
 
 	/* A span still open when the trace stops was running until its end. */
 	for (size_t i = 0; i < tl->nspans; i++) {

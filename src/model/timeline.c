@@ -87,6 +87,8 @@ void cg_timeline_free(cg_timeline *tl)
 	cg_free(tl->dtypes);
 	cg_free(tl->replacements);
 	cg_free(tl->span_ends);
+	cg_free(tl->span_by_id);
+	cg_free(tl->end_waits);
 	cg_snapshot_free(tl->snapshot);
 	for (int a = 0; a < CG_ANOM_COUNT; a++)
 		for (uint32_t i = 0; i < tl->anomalies[a].nexamples; i++)
@@ -454,7 +456,61 @@ int cg_timeline_add_span(cg_timeline *tl, const cg_span *s)
 	assert(!tl->spans_indexed);
 	APPEND(tl, spans, nspans, spans_cap, s);
 	see_time(tl, s->start_ns);
+	cg_timeline_note_span(tl, tl->nspans - 1);
 	return 0;
+}
+
+void cg_timeline_note_span(cg_timeline *tl, size_t i)
+{
+	cg_str id = tl->spans[i].id;
+	if (tl->defer_span_ends)
+		return;
+	if (id >= tl->span_by_id_cap) {
+		size_t old = tl->span_by_id_cap;
+		CG_GROW(tl->span_by_id, tl->span_by_id_cap, (size_t)id + 1);
+		memset(tl->span_by_id + old, 0, (tl->span_by_id_cap - old) * sizeof *tl->span_by_id);
+	}
+	if (!tl->span_by_id[id] && i < CG_NONE - 1)
+		tl->span_by_id[id] = (uint32_t)i + 1;
+}
+
+void cg_timeline_defer_span_ends(cg_timeline *tl)
+{
+	tl->defer_span_ends = true;
+}
+
+static bool end_waits(const cg_timeline *tl, cg_str id)
+{
+	return id / 8 < tl->end_waits_cap && (tl->end_waits[id / 8] >> (id % 8) & 1);
+}
+
+/* What finalize would do with the end (spantree.c, apply_ends) when the
+ * first span of its id started before it and no earlier end of that id
+ * waits: the first end applies, later ones change nothing. Else the end
+ * waits, and so will every later end of its id, keeping their order. */
+bool cg_timeline_end_span_now(cg_timeline *tl, cg_str id, uint64_t duration_ns, uint32_t line)
+{
+	uint32_t s = id < tl->span_by_id_cap ? tl->span_by_id[id] : 0;
+	if (tl->defer_span_ends || end_waits(tl, id) || !s || tl->spans[s - 1].line > line) {
+		if (tl->defer_span_ends)
+			return false;
+		if (id / 8 >= tl->end_waits_cap) {
+			size_t old = tl->end_waits_cap;
+			CG_GROW(tl->end_waits, tl->end_waits_cap, (size_t)id / 8 + 1);
+			memset(tl->end_waits + old, 0, tl->end_waits_cap - old);
+		}
+		tl->end_waits[id / 8] |= (uint8_t)(1u << (id % 8));
+		return false;
+	}
+	cg_span *sp = &tl->spans[s - 1];
+	if (sp->flags & CG_SPAN_ENDED)
+		return true;
+	if (!cg_add_u64(sp->start_ns, duration_ns, &sp->end_ns))
+		sp->end_ns = UINT64_MAX;
+	sp->flags |= CG_SPAN_ENDED;
+	if (sp->end_ns > tl->last_t_ns)
+		tl->last_t_ns = sp->end_ns;
+	return true;
 }
 
 int cg_timeline_add_span_resolved(cg_timeline *tl, const cg_span *s)
@@ -477,6 +533,12 @@ int cg_timeline_add_span_resolved(cg_timeline *tl, const cg_span *s)
 
 int cg_timeline_add_span_end(cg_timeline *tl, cg_str id, uint64_t duration_ns, uint32_t line)
 {
+	if (tl->max_records && tl->nrecords >= tl->max_records)
+		return hit(tl, CG_LIMIT_RECORDS);
+	if (cg_timeline_end_span_now(tl, id, duration_ns, line)) {
+		tl->nrecords++;
+		return 0;
+	}
 	struct cg_span_end_rec e = {duration_ns, id, line};
 	APPEND(tl, span_ends, nspan_ends, span_ends_cap, &e);
 	return 0;

@@ -417,6 +417,16 @@ typedef struct cg_timeline {
 		uint32_t line;
 	} *span_ends;
 	size_t nspan_ends, span_ends_cap;
+	/* Span ends are applied as they come when their span started earlier
+	 * in the file (cg_timeline_add_span_end); only the others wait in
+	 * span_ends for finalize. By span id: the first span + 1 (0: none),
+	 * and whether an end of that id waits (later ones then wait too). A
+	 * shard merged later defers them all (cg_timeline_defer_span_ends). */
+	uint32_t *span_by_id;
+	size_t span_by_id_cap;
+	uint8_t *end_waits;
+	size_t end_waits_cap;
+	bool defer_span_ends;
 	/* Split by device (devgroup.h): device 0's memory records go to mem,
 	 * the others' here, each part in file order, until joined. */
 	cg_mem *mem_rest;
@@ -490,6 +500,14 @@ int cg_timeline_add_mem(cg_timeline *tl, const cg_mem_in *m);
 int cg_timeline_mem_site(cg_timeline *tl, cg_str op, uint32_t shape, uint8_t dtype, uint16_t device, uint32_t *out);
 int cg_timeline_add_span(cg_timeline *tl, const cg_span *s);
 int cg_timeline_add_span_end(cg_timeline *tl, cg_str id, uint64_t duration_ns, uint32_t line);
+/* For a shard merged into another timeline: its span ends all wait, as
+ * only the timeline merged into knows every span that came before. */
+void cg_timeline_defer_span_ends(cg_timeline *tl);
+/* For merging: span i joins the spans ends can find by id, and an end
+ * (with its line) is applied at once when it can be (true) or must wait in
+ * span_ends (false). */
+void cg_timeline_note_span(cg_timeline *tl, size_t i);
+bool cg_timeline_end_span_now(cg_timeline *tl, cg_str id, uint64_t duration_ns, uint32_t line);
 /* A span already resolved, for an ingest that numbers spans itself: s->parent
  * is the index of a span added before it (or CG_NONE), s->end_ns its end
  * (>= start_ns), s->id unused; the timeline's spans are then all added so

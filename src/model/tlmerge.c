@@ -180,6 +180,8 @@ static void append_records(cg_timeline *dst, const cg_timeline *src, const remap
 		sp[i].parent = s[sp[i].parent];
 	}
 	dst->nspans += src->nspans;
+	for (size_t i = dst->nspans - src->nspans; i < dst->nspans; i++)
+		cg_timeline_note_span(dst, i);
 
 	cg_op *op = APPEND_ROOM(dst, ops, nops, ops_cap, src->nops);
 	for (size_t i = 0; i < src->nops; i++) {
@@ -249,12 +251,17 @@ static void append_records(cg_timeline *dst, const cg_timeline *src, const remap
 	}
 	dst->nmeta += src->nmeta;
 
+	/* ends whose span started earlier apply now; the shard's spans are
+	 * in, so the lines tell which started before the end */
 	struct cg_span_end_rec *se = APPEND_ROOM(dst, span_ends, nspan_ends, span_ends_cap, src->nspan_ends);
+	size_t waiting = 0;
 	for (size_t i = 0; i < src->nspan_ends; i++) {
-		se[i] = src->span_ends[i];
-		se[i].id = s[se[i].id];
+		struct cg_span_end_rec end = src->span_ends[i];
+		end.id = s[end.id];
+		if (!cg_timeline_end_span_now(dst, end.id, end.duration_ns, end.line))
+			se[waiting++] = end;
 	}
-	dst->nspan_ends += src->nspan_ends;
+	dst->nspan_ends += waiting;
 	dst->nrecords += src->nrecords;
 }
 
@@ -307,6 +314,8 @@ void cg_timeline_merge(cg_timeline *dst, cg_timeline *src)
 
 void cg_timeline_merge_expecting(cg_timeline *dst, cg_timeline *src, double scale, uint64_t most_bytes)
 {
+	/* a shard that ended spans itself may have ended a duplicate */
+	assert(src->defer_span_ends || src->nspans == 0);
 	remap maps;
 	cg_strtab_expect(dst->strings, src->strings, scale, most_bytes);
 	cg_strtab_expect(dst->shapes, src->shapes, scale, most_bytes);
@@ -338,6 +347,10 @@ void cg_timeline_reset(cg_timeline *tl)
 	tl->nrecords = 0;
 	tl->limit_hit = CG_LIMIT_NONE;
 	tl->nspan_ends = tl->nreplacements = 0;
+	if (tl->span_by_id)
+		memset(tl->span_by_id, 0, tl->span_by_id_cap * sizeof *tl->span_by_id);
+	if (tl->end_waits)
+		memset(tl->end_waits, 0, tl->end_waits_cap);
 	tl->ndevices = 0;
 	if (tl->device_index)
 		memset(tl->device_index, 0, tl->device_index_cap * sizeof *tl->device_index);

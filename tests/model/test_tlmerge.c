@@ -45,6 +45,13 @@ static const rec trace[] = {
 	{R_OOM, 32, 4096, NULL, NULL, NULL, "cuda:0", NULL},
 	{R_DIAG, 0, 0, "a warning", NULL, NULL, NULL, NULL},
 	{R_MEM, 33, 16, "old", "s2", NULL, "cpu", "torch.float16"},
+	/* span ends applied as they come or left for finalize: the same */
+	{R_END, 0, 7, "x", NULL, NULL, NULL, NULL},  /* before x starts: waits */
+	{R_SPAN, 34, 0, "x", "s0", "late", NULL, NULL},
+	{R_END, 0, 9, "x", NULL, NULL, NULL, NULL},  /* a second end: the first is x's */
+	{R_SPAN, 35, 0, "s2", "s0", "again", NULL, NULL}, /* s2 again: a duplicate */
+	{R_END, 0, 11, "s2", NULL, NULL, NULL, NULL}, /* ends the first s2 */
+	{R_END, 0, 5, "nope", NULL, NULL, NULL, NULL}, /* never started */
 	{R_END, 0, 100, "s0", NULL, NULL, NULL, NULL},
 };
 #define NTRACE (sizeof trace / sizeof trace[0])
@@ -197,6 +204,14 @@ static cg_timeline *new_tl(void)
 	return tl;
 }
 
+/* A timeline merged into another, as the parallel ingest's shards are. */
+static cg_timeline *new_shard(void)
+{
+	cg_timeline *tl = new_tl();
+	cg_timeline_defer_span_ends(tl);
+	return tl;
+}
+
 /* Field by field (structs have padding): the two timelines are the same. */
 static void assert_same(const cg_timeline *x, const cg_timeline *y)
 {
@@ -294,7 +309,7 @@ static void a_shard_merged_at_any_line_gives_the_whole_timeline(void **state)
 	cg_timeline *ref = new_tl();
 	add_range(ref, 0, NTRACE);
 	for (size_t k = 0; k <= NTRACE; k++) {
-		cg_timeline *dst = new_tl(), *shard = new_tl();
+		cg_timeline *dst = new_tl(), *shard = new_shard();
 		add_range(dst, 0, k);
 		add_range(shard, k, NTRACE);
 		assert_true(cg_timeline_mergeable(dst, shard));
@@ -316,9 +331,19 @@ static void three_shards_through_one_reused_timeline_finalize_alike(void **state
 	add_range(ref, 0, NTRACE);
 	finalize(ref);
 	assert_true(ref->anomalies[CG_ANOM_ALLOC_OF_LIVE_ID].count == 1); /* t1 twice on cuda:0 */
+	/* each span's first end, wherever its start is; a duplicate start is dropped */
+	for (size_t i = 0; i < ref->nspans; i++) {
+		const char *id = cg_timeline_str(ref, ref->spans[i].id);
+		if (!strcmp(id, "x"))
+			assert_int_equal(ref->spans[i].end_ns, 34 + 7);
+		if (!strcmp(id, "s2"))
+			assert_int_equal(ref->spans[i].end_ns, 30 + 11);
+	}
+	assert_int_equal(ref->anomalies[CG_ANOM_DUPLICATE_SPAN].count, 1);
+	assert_int_equal(ref->anomalies[CG_ANOM_SPAN_END_WITHOUT_START].count, 1);
 	for (size_t i = 0; i <= NTRACE; i += 3)
 		for (size_t j = i; j <= NTRACE; j += 4) {
-			cg_timeline *dst = new_tl(), *shard = new_tl();
+			cg_timeline *dst = new_tl(), *shard = new_shard();
 			add_range(dst, 0, i);
 			add_range(shard, i, j);
 			assert_true(cg_timeline_mergeable(dst, shard));
@@ -345,7 +370,7 @@ static void a_split_timeline_joins_its_records_grouped_by_device(void **state)
 	add_range(ref, 0, NTRACE);
 	for (size_t i = 0; i <= NTRACE; i += 2)
 		for (size_t j = i; j <= NTRACE; j += 3) {
-			cg_timeline *dst = new_tl(), *shard = new_tl();
+			cg_timeline *dst = new_tl(), *shard = new_shard();
 			cg_timeline_split_devices(dst);
 			add_range(dst, 0, i);
 			add_range(shard, i, j);
@@ -389,7 +414,7 @@ static void arrays_grow_to_the_expected_size_within_the_bound(void **state)
 	/* the first shard said to be a fortieth of the trace: room for forty
 	 * times its records at once; the rest then fits without growing */
 	size_t cut = NTRACE / 5;
-	cg_timeline *dst = new_tl(), *shard = new_tl(), *doubling = new_tl();
+	cg_timeline *dst = new_tl(), *shard = new_shard(), *doubling = new_tl();
 	add_range(shard, 0, cut);
 	size_t first = shard->nmem;
 	assert_true(first > 0);
@@ -422,7 +447,7 @@ static void diagnostics_add_up_and_the_first_200_of_the_file_are_kept(void **sta
 {
 	/* 150 in dst, 100 in the shard: 250 counted; kept, dst's 150 then the
 	 * shard's first 50 */
-	cg_timeline *dst = new_tl(), *shard = new_tl();
+	cg_timeline *dst = new_tl(), *shard = new_shard();
 	for (int i = 0; i < 150; i++)
 		cg_diag_add(dst, CG_DIAG_BAD_LINE, (uint64_t)i + 1, "dst %d", i);
 	for (int i = 0; i < 100; i++)
@@ -451,7 +476,7 @@ static void diagnostics_add_up_and_the_first_200_of_the_file_are_kept(void **sta
 
 static void a_second_meta_record_is_not_mergeable(void **state)
 {
-	cg_timeline *dst = new_tl(), *shard = new_tl();
+	cg_timeline *dst = new_tl(), *shard = new_shard();
 	add_range(dst, 0, 1); /* the meta record */
 	add_range(shard, 1, 3);
 	assert_true(cg_timeline_mergeable(dst, shard));
@@ -471,7 +496,7 @@ static void a_second_meta_record_is_not_mergeable(void **state)
 
 static void finalized_timelines_are_not_mergeable(void **state)
 {
-	cg_timeline *dst = new_tl(), *shard = new_tl(), *fresh = new_tl();
+	cg_timeline *dst = new_tl(), *shard = new_shard(), *fresh = new_tl();
 	add_range(shard, 1, 4);
 	assert_true(cg_timeline_mergeable(dst, shard));
 	finalize(shard);
@@ -544,31 +569,31 @@ static void strings_beyond_the_limit_are_not_mergeable(void **state)
 	cg_timeline_free(small);
 }
 
-/* The trace holds 17 records (spans, their ends, memory, op, tensor,
+/* The trace holds 23 records (spans, their ends, memory, op, tensor,
  * device_memory, gradient, edge, oom; not meta, blanks or diagnostics), 7 of
- * them in its first 10 entries: a shard of the other 10 merges under a limit
- * of 17, to 17 records, and not under 16 (the block is then read again line
+ * them in its first 10 entries: a shard of the other 16 merges under a limit
+ * of 23, to 23 records, and not under 22 (the block is then read again line
  * by line, to stop at the exact line). */
 static void a_shard_that_would_cross_the_record_limit_is_not_mergeable(void **state)
 {
-	cg_timeline *dst = new_tl(), *shard = new_tl();
+	cg_timeline *dst = new_tl(), *shard = new_shard();
 	add_range(dst, 0, 10);
 	add_range(shard, 10, NTRACE);
 	assert_int_equal(dst->nrecords, 7);
-	assert_int_equal(shard->nrecords, 10);
-	cg_timeline_set_max_records(dst, 16);
+	assert_int_equal(shard->nrecords, 16);
+	cg_timeline_set_max_records(dst, 22);
 	assert_false(cg_timeline_mergeable(dst, shard));
-	cg_timeline_set_max_records(dst, 17);
+	cg_timeline_set_max_records(dst, 23);
 	assert_true(cg_timeline_mergeable(dst, shard));
 	cg_timeline_merge(dst, shard);
-	assert_int_equal(dst->nrecords, 17);
+	assert_int_equal(dst->nrecords, 23);
 	assert_int_equal(shard->nrecords, 0);
 	cg_oom o = {0};
 	assert_int_equal(cg_timeline_add_oom(dst, &o), CG_ELIMIT);
 	assert_int_equal(dst->limit_hit, CG_LIMIT_RECORDS);
 	char why[256];
 	assert_string_equal(cg_timeline_limit_text(dst, why, sizeof why),
-			    "more than 17 records (--max-records 17): each takes about 100 bytes of memory; "
+			    "more than 23 records (--max-records 23): each takes about 100 bytes of memory; "
 			    "raise the limit if the machine has it");
 	/* Metadata is not counted. */
 	assert_int_equal(cg_timeline_add_meta(dst, str(dst, "k"), str(dst, "v"), true), 0);
