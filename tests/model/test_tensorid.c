@@ -61,7 +61,7 @@ static void random_spellings_pack_as_the_rule_says(void **state)
 	/* the form's characters and those just outside its ranges */
 	static const char alphabet[] = "0123456789abcdef#0000F-/:`gG@x";
 	uint64_t x = 88172645463325252ull;
-	char s[32];
+	char s[64]; /* "%" PRIx64 "#%" PRIu64 is at most 37 */
 	for (int k = 0; k < 300000; k++) {
 		/* mostly the form, with a character changed now and then */
 		uint64_t addr = rnd(&x) >> (rnd(&x) % 64), seq = rnd(&x) >> (rnd(&x) % 64);
