@@ -90,6 +90,29 @@ static int64_t op_index(strs *s, strlist *l, const cg_timeline *tl, cg_str op)
 	return s->by_op[op] - 1;
 }
 
+/* Text listed once by its bytes, in table t (its ids -> index, *by, grown
+ * as needed), as list kind `kind`: returns its index. */
+static int64_t text_index(strs *s, strlist *l, cg_strtab *t, uint32_t **by, size_t *cap, uint8_t kind,
+			  const char *text, size_t len)
+{
+	cg_str id;
+	if (cg_strtab_intern(t, text, len, &id) < 0)
+		return -1; /* unlimited table: cannot happen */
+	size_t old = *cap;
+	if (id >= old) {
+		cg_grow((void **)by, cap, (size_t)id + 1, sizeof **by);
+		memset(*by + old, 0xff, (*cap - old) * sizeof **by);
+	}
+	if ((*by)[id] == UINT32_MAX) {
+		CG_GROW(l->kind, l->cap, l->n + 1);
+		l->id = cg_realloc(l->id, l->cap * sizeof *l->id);
+		l->kind[l->n] = kind;
+		l->id[l->n++] = id;
+		(*by)[id] = s->n++;
+	}
+	return (*by)[id];
+}
+
 /* A tensor id's index: an interned one is a string like an op's name, and
  * so is a packed one whose text a string has; any other packed one is
  * listed by its text, once. */
@@ -102,21 +125,7 @@ static int64_t tensor_index(strs *s, strlist *l, const cg_timeline *tl, cg_tenso
 	cg_str id;
 	if (cg_strtab_find(tl->strings, buf, len, &id) == 1)
 		return op_index(s, l, tl, id);
-	if (cg_strtab_intern(s->tensors, buf, len, &id) < 0)
-		return -1; /* unlimited table: cannot happen */
-	size_t old = s->by_tensor_cap;
-	if (id >= old) {
-		CG_GROW(s->by_tensor, s->by_tensor_cap, (size_t)id + 1);
-		memset(s->by_tensor + old, 0xff, (s->by_tensor_cap - old) * sizeof *s->by_tensor);
-	}
-	if (s->by_tensor[id] == UINT32_MAX) {
-		CG_GROW(l->kind, l->cap, l->n + 1);
-		l->id = cg_realloc(l->id, l->cap * sizeof *l->id);
-		l->kind[l->n] = 2;
-		l->id[l->n++] = id;
-		s->by_tensor[id] = s->n++;
-	}
-	return s->by_tensor[id];
+	return text_index(s, l, s->tensors, &s->by_tensor, &s->by_tensor_cap, 2, buf, len);
 }
 
 static int64_t span_index(strs *s, strlist *l, const cg_timeline *tl, uint32_t span)
@@ -126,23 +135,10 @@ static int64_t span_index(strs *s, strlist *l, const cg_timeline *tl, uint32_t s
 	if (s->by_span[span] != 0)
 		return s->by_span[span] - 1;
 	cg_timeline_span_path(tl, span, s->path, CG_SPAN_PATH_MAX);
-	cg_str id;
-	if (cg_strtab_intern(s->paths, s->path, strlen(s->path), &id) < 0)
-		return -1; /* unlimited table: cannot happen */
-	size_t old = s->by_path_cap;
-	if (id >= old) {
-		CG_GROW(s->by_path, s->by_path_cap, (size_t)id + 1);
-		memset(s->by_path + old, 0xff, (s->by_path_cap - old) * sizeof *s->by_path);
-	}
-	if (s->by_path[id] == UINT32_MAX) {
-		CG_GROW(l->kind, l->cap, l->n + 1);
-		l->id = cg_realloc(l->id, l->cap * sizeof *l->id);
-		l->kind[l->n] = 1;
-		l->id[l->n++] = id;
-		s->by_path[id] = s->n++;
-	}
-	s->by_span[span] = s->by_path[id] + 1;
-	return s->by_path[id];
+	int64_t k = text_index(s, l, s->paths, &s->by_path, &s->by_path_cap, 1, s->path, strlen(s->path));
+	if (k >= 0)
+		s->by_span[span] = (uint32_t)k + 1;
+	return k;
 }
 
 /* --- the series: live bytes by category after records ---------------------- */

@@ -345,28 +345,26 @@ static void see_time(cg_timeline *tl, uint64_t t)
 		tl->last_t_ns = t;
 }
 
-/* Record arrays are indexed by uint32_t; CG_NONE is reserved. */
+/* Record arrays are indexed by uint32_t; CG_NONE is reserved. No array
+ * grows past the record limit, which none can outgrow (under `ulimit -v`
+ * a doubling beyond it could be refused while the records fit). */
 #define APPEND_UNCOUNTED(tl, arr, n, cap, rec) \
 	do { \
-		if ((tl)->n >= CG_NONE - 1) \
-			return hit(tl, CG_LIMIT_INDEX); \
-		CG_GROW((tl)->arr, (tl)->cap, (tl)->n + 1); \
-		(tl)->arr[(tl)->n++] = *(rec); \
-	} while (0)
-
-/* Every record of every format passes here (but the run's metadata, a few
- * keys), so the record limit is kept here; no array grows past it (under
- * `ulimit -v` a doubling beyond could be refused while the records fit). */
-#define APPEND(tl, arr, n, cap, rec) \
-	do { \
-		if ((tl)->max_records && (tl)->nrecords >= (tl)->max_records) \
-			return hit(tl, CG_LIMIT_RECORDS); \
 		if ((tl)->n >= CG_NONE - 1) \
 			return hit(tl, CG_LIMIT_INDEX); \
 		if ((tl)->n + 1 > (tl)->cap) \
 			cg_grow_at_most((void **)&(tl)->arr, &(tl)->cap, (tl)->n + 1, sizeof *(tl)->arr, \
 					cg_timeline_record_room(tl)); \
 		(tl)->arr[(tl)->n++] = *(rec); \
+	} while (0)
+
+/* Every record of every format passes here (but the run's metadata, a few
+ * keys), so the record limit is kept here. */
+#define APPEND(tl, arr, n, cap, rec) \
+	do { \
+		if ((tl)->max_records && (tl)->nrecords >= (tl)->max_records) \
+			return hit(tl, CG_LIMIT_RECORDS); \
+		APPEND_UNCOUNTED(tl, arr, n, cap, rec); \
 		(tl)->nrecords++; \
 	} while (0)
 
@@ -490,10 +488,10 @@ static bool end_waits(const cg_timeline *tl, cg_str id)
  * waits, and so will every later end of its id, keeping their order. */
 bool cg_timeline_end_span_now(cg_timeline *tl, cg_str id, uint64_t duration_ns, uint32_t line)
 {
+	if (tl->defer_span_ends)
+		return false;
 	uint32_t s = id < tl->span_by_id_cap ? tl->span_by_id[id] : 0;
-	if (tl->defer_span_ends || end_waits(tl, id) || !s || tl->spans[s - 1].line > line) {
-		if (tl->defer_span_ends)
-			return false;
+	if (end_waits(tl, id) || !s || tl->spans[s - 1].line > line) {
 		if (id / 8 >= tl->end_waits_cap) {
 			size_t old = tl->end_waits_cap;
 			CG_GROW(tl->end_waits, tl->end_waits_cap, (size_t)id / 8 + 1);
