@@ -76,9 +76,10 @@ static void must_be_json(const char *what, const char *text)
  * these in a place the check below does not expect. */
 static void must_be_inert(const char *html)
 {
-	static const char *const ours[] = {"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "main", "h1",
-					   "h2", "h3", "p", "div", "table", "tr", "th", "td", "figure", "figcaption",
-					   "pre"};
+	static const char *const ours[] = {"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "main",
+					   "nav", "section", "h1", "h2", "h3", "p", "div", "ol", "li", "a", "wbr",
+					   "details", "summary", "table", "thead", "tbody", "tr", "th", "td",
+					   "figure", "figcaption", "pre"};
 	for (const char *p = strchr(html, '<'); p; p = strchr(p + 1, '<')) {
 		const char *name = p + 1 + (p[1] == '/');
 		size_t n = 0;
@@ -91,15 +92,30 @@ static void must_be_inert(const char *html)
 			fprintf(stderr, "fuzz_writers: HTML holds a tag the report does not write: %.40s\n", p);
 			abort();
 		}
-		/* the only attributes are class, lang, charset and the CSP meta's */
-		const char *close = strchr(p, '>');
-		for (const char *q = p; close && q < close; q++)
-			if (*q == ' ' && strncmp(q + 1, "class=", 6) && strncmp(q + 1, "lang=", 5) &&
-			    strncmp(q + 1, "charset=", 8) && strncmp(q + 1, "name=", 5) && strncmp(q + 1, "content=", 8) &&
-			    strncmp(q + 1, "http-equiv=", 11) && strncmp(p, "<meta", 5) && strncmp(p, "<!DOCTYPE", 9)) {
+		/* The only attributes are class, lang, charset, the CSP meta's
+		 * (name, content, http-equiv), the contents' id and aria-label and
+		 * the links' href, each with a quoted value. */
+		static const char *const attrs[] = {"class", "lang", "charset", "name", "content", "http-equiv",
+						    "id", "aria-label", "href"};
+		const char *q = name + n;
+		while (p[1] != '!' && *q == ' ') {
+			size_t k = 0;
+			while (isalpha((unsigned char)q[1 + k]) || q[1 + k] == '-')
+				k++;
+			bool allowed = false;
+			for (size_t a = 0; a < sizeof attrs / sizeof attrs[0] && !allowed; a++)
+				allowed = strlen(attrs[a]) == k && strncmp(attrs[a], q + 1, k) == 0;
+			const char *value_end = q[1 + k] == '=' && q[2 + k] == '"' ? strchr(q + 3 + k, '"') : NULL;
+			if (!allowed || !value_end) {
 				fprintf(stderr, "fuzz_writers: unexpected attribute in %.60s\n", p);
 				abort();
 			}
+			q = value_end + 1;
+		}
+		if (p[1] != '!' && *q != '>') {
+			fprintf(stderr, "fuzz_writers: a tag does not end where its attributes do: %.60s\n", p);
+			abort();
+		}
 	}
 }
 
