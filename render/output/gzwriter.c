@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "deflate.h"
 #include "parallel.h"
 #include "xalloc.h"
 
@@ -29,10 +30,13 @@ typedef struct job {
 	job_state state;
 } job;
 
+/* Level 1 compresses with cgmem's encoder (deflate.h), faster than
+ * zlib's level 1 and smaller; levels 2-9 with zlib. */
 typedef struct worker {
 	cg_gzwriter *g;
 	pthread_t thread;
-	z_stream z;
+	cg_deflater *fast; /* level 1 */
+	z_stream z;	   /* levels 2-9 */
 	bool z_ready;
 } worker;
 
@@ -54,11 +58,31 @@ struct cg_gzwriter {
 	int err; /* first errno */
 };
 
-static int init_stream(z_stream *z, int level)
+static void init_worker(worker *w, cg_gzwriter *g)
 {
-	memset(z, 0, sizeof *z);
+	w->g = g;
+	if (g->level == 1) {
+		w->fast = cg_deflater_new();
+		return;
+	}
+	memset(&w->z, 0, sizeof w->z);
 	/* Raw deflate: the gzip header and trailer are the writer's. */
-	return deflateInit2(z, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK ? 0 : -1;
+	w->z_ready = deflateInit2(&w->z, g->level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+}
+
+static void end_worker(worker *w)
+{
+	cg_deflater_free(w->fast);
+	if (w->z_ready)
+		deflateEnd(&w->z);
+}
+
+/* Room for a block's output: what the encoder may need. */
+static size_t out_room(cg_gzwriter *g)
+{
+	if (g->level == 1)
+		return cg_deflate_bound(CG_GZWRITER_BLOCK);
+	return deflateBound(&g->inline_worker.z, CG_GZWRITER_BLOCK) + 64;
 }
 
 /* Deflates one block: reset, prime with the dictionary, compress, and end
@@ -69,6 +93,11 @@ static void compress_job(worker *w, job *j)
 	z_stream *z = &w->z;
 	j->crc = (uint32_t)crc32(0, (const Bytef *)j->mem + DICT, (uInt)j->len);
 	j->out_len = 0;
+	if (w->fast) {
+		j->out_len = cg_deflate_chunk(w->fast, (const unsigned char *)j->mem + DICT, j->dict_len, j->len, j->last,
+					      j->out);
+		return;
+	}
 	if (!w->z_ready || deflateReset(z) != Z_OK ||
 	    (j->dict_len && deflateSetDictionary(z, (const Bytef *)j->mem + DICT - j->dict_len, (uInt)j->dict_len) != Z_OK)) {
 		j->failed = true;
@@ -167,7 +196,7 @@ static job *slot_for_filling(cg_gzwriter *g, size_t dict_len, const char *dict_e
 	pthread_mutex_unlock(&g->lock);
 	if (!j->mem) {
 		j->mem = cg_malloc(DICT + CG_GZWRITER_BLOCK);
-		j->out_cap = deflateBound(&g->inline_worker.z, CG_GZWRITER_BLOCK) + 64;
+		j->out_cap = out_room(g);
 		j->out = cg_malloc(j->out_cap);
 	}
 	if (dict_len)
@@ -194,15 +223,12 @@ cg_gzwriter *cg_gzwriter_new(int fd, int level, unsigned threads)
 	/* Two blocks per worker keep it busy while the caller fills the next. */
 	g->depth = 2 * (size_t)threads + 2;
 	g->jobs = cg_calloc(g->depth, sizeof *g->jobs);
-	g->inline_worker.g = g;
-	g->inline_worker.z_ready = init_stream(&g->inline_worker.z, level) == 0;
+	init_worker(&g->inline_worker, g);
 	for (unsigned t = 0; t < threads; t++) {
 		worker *w = &g->workers[g->nworkers];
-		w->g = g;
-		w->z_ready = init_stream(&w->z, level) == 0;
+		init_worker(w, g);
 		if (pthread_create(&w->thread, NULL, work, w) != 0) {
-			if (w->z_ready)
-				deflateEnd(&w->z);
+			end_worker(w);
 			break;
 		}
 		g->nworkers++;
@@ -267,8 +293,7 @@ int cg_gzwriter_finish(cg_gzwriter *g, char *block, size_t len)
 	pthread_mutex_unlock(&g->lock);
 	for (unsigned t = 0; t < g->nworkers; t++) {
 		pthread_join(g->workers[t].thread, NULL);
-		if (g->workers[t].z_ready)
-			deflateEnd(&g->workers[t].z);
+		end_worker(&g->workers[t]);
 	}
 	unsigned char trailer[8];
 	for (int k = 0; k < 4; k++) {
@@ -277,8 +302,7 @@ int cg_gzwriter_finish(cg_gzwriter *g, char *block, size_t len)
 	}
 	write_all(g, trailer, sizeof trailer);
 	int err = g->err;
-	if (g->inline_worker.z_ready)
-		deflateEnd(&g->inline_worker.z);
+	end_worker(&g->inline_worker);
 	for (size_t i = 0; i < g->depth; i++) {
 		cg_free(g->jobs[i].mem);
 		cg_free(g->jobs[i].out);

@@ -14,7 +14,8 @@
  * a sync flush, so blocks compress in parallel and any gzip reader reads
  * the concatenation as one stream. The bytes depend only on the input, the
  * block boundaries and the level, never on the number of threads or their
- * timing. */
+ * timing. Level 1 compresses with cgmem's own encoder (deflate.h), levels
+ * 2-9 with zlib. */
 #ifndef CG_GZWRITER_H
 #define CG_GZWRITER_H
 
