@@ -73,8 +73,10 @@ static void init_worker(worker *w, cg_gzwriter *g)
 static void end_worker(worker *w)
 {
 	cg_deflater_free(w->fast);
+	w->fast = NULL;
 	if (w->z_ready)
 		deflateEnd(&w->z);
+	w->z_ready = false;
 }
 
 /* Room for a block's output: what the encoder may need. */
