@@ -115,6 +115,68 @@ static void spans_nest_and_overlapping_siblings_get_their_own_lane(void **state)
 	cg_timeline_free(tl);
 }
 
+/* Random spans that stick out of their parents on either side: each slice
+ * is its own interval clipped into its parent's as written (the rule
+ * restated: start raised to the parent's start, end lowered to the parent's
+ * end, the start no later than the parent's end, the end no earlier than
+ * the start), and every lane nests properly. */
+static void every_slice_is_clipped_into_its_parent(void **state)
+{
+	uint32_t rng = 12345;
+	for (int trial = 0; trial < 40; trial++) {
+		enum { MAX_SPANS = 60 };
+		uint64_t want_start[MAX_SPANS], want_end[MAX_SPANS];
+		int parent[MAX_SPANS];
+		rng = rng * 1103515245u + 12345u;
+		int n = 2 + (int)(rng >> 16) % (MAX_SPANS - 1);
+		cg_timeline *tl = run();
+		for (int i = 0; i < n; i++) {
+			char id[16], pid[16];
+			snprintf(id, sizeof id, "s%d", i);
+			rng = rng * 1103515245u + 12345u;
+			parent[i] = i && (rng >> 16) % 4 ? (int)(rng >> 8) % i : -1;
+			snprintf(pid, sizeof pid, "s%d", parent[i]);
+			rng = rng * 1103515245u + 12345u;
+			uint64_t start = (rng >> 16) % 1000;
+			rng = rng * 1103515245u + 12345u;
+			uint64_t dur = (rng >> 16) % 600;
+			span(tl, id, parent[i] < 0 ? NULL : pid, id, start);
+			tu_span_end(tl, id, dur);
+			uint64_t st = start, en = start + dur;
+			if (parent[i] >= 0) { /* parents come first */
+				uint64_t ps = want_start[parent[i]], pe = want_end[parent[i]];
+				st = st < ps ? ps : st;
+				en = en > pe ? pe : en;
+				st = st > pe ? pe : st;
+				en = en < st ? st : en;
+			}
+			want_start[i] = st;
+			want_end[i] = en;
+		}
+		cg_analysis *a;
+		cJSON *j = chrome(tl, NULL, &a);
+		cJSON *events = cJSON_GetObjectItemCaseSensitive(j, "traceEvents");
+		tu_assert_properly_nested(events);
+		int seen = 0;
+		cJSON *e;
+		cJSON_ArrayForEach(e, events)
+		{
+			if (strcmp(tu_event_str(e, "ph"), "X") != 0)
+				continue;
+			int i = atoi(tu_event_str(e, "name") + 1);
+			assert_true(i >= 0 && i < n);
+			long long ts = llround(tu_event_num(e, "ts") * 1000), dur = llround(tu_event_num(e, "dur") * 1000);
+			assert_int_equal(ts, want_start[i]);
+			assert_int_equal(ts + dur, want_end[i]);
+			seen++;
+		}
+		assert_int_equal(seen, n);
+		cJSON_Delete(j);
+		cg_analysis_free(a);
+		cg_timeline_free(tl);
+	}
+}
+
 /* The PyTorch recorder writes each op twice, as a span and as an op record
  * with the same name and times: one slice holds both. An op that does not
  * coincide with its span (or a second op of the same span) keeps its own. */
@@ -443,6 +505,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(timestamps_are_microseconds_with_three_decimals),
 		cmocka_unit_test(spans_nest_and_overlapping_siblings_get_their_own_lane),
+		cmocka_unit_test(every_slice_is_clipped_into_its_parent),
 		cmocka_unit_test(an_op_and_its_span_share_one_slice),
 		cmocka_unit_test(the_live_memory_counter_peaks_at_the_analysed_peak),
 		cmocka_unit_test(downsampling_keeps_the_exact_peak),
