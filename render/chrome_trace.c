@@ -139,15 +139,16 @@ static void metadata(writer *w, const char *what, int pid, unsigned tid, const c
 
 /* --- slices: spans and ops on thread lanes ----------------------------------- */
 
-/* Slice i is span i when i < nspans, else op i - nspans. An op recorded
- * with its span's name and times (as the PyTorch recorder writes every op)
- * is no slice of its own: its arguments go on the span's, so Perfetto does
- * not show each op twice. */
 typedef struct slice_times {
 	uint64_t start, end;
 } slice_times;
 
-/* A slice's times are its span's or op's, clipped into its parent's
+/* Slice i is span i when i < nspans, else op i - nspans. An op recorded
+ * with its span's name and times (as the PyTorch recorder writes every op)
+ * is no slice of its own: its arguments go on the span's, so Perfetto does
+ * not show each op twice.
+ *
+ * A slice's times are its span's or op's, clipped into its parent's
  * interval. Real traces need no clipping (no slice of the samples does):
  * only clipped times are kept, found through a bit per slice, instead of
  * 16 bytes for every slice (33 MB at 10 M lines). A trace whose every
@@ -157,8 +158,8 @@ typedef struct slices {
 	size_t n, nspans;
 	size_t norder;	   /* slices in order: n less the ops on their span's slice */
 	uint32_t *span_op; /* per span: the op on its slice, or CG_NONE */
-	uint64_t *is_clipped;	/* a bit per slice */
-	cg_u64map clip_of;	/* slice + 1 -> its clipped times' index + 1 */
+	uint64_t *is_clipped; /* a bit per slice */
+	cg_u64map clip_of;    /* slice + 1 -> its clipped times' index + 1 */
 	slice_times *clips;
 	size_t nclips, clips_cap;
 	uint32_t *lane;
