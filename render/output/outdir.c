@@ -219,6 +219,8 @@ static int make_tmp(int parent_fd, const char *parent, const char *base, char *n
 		if (fd < 0) {
 			int e = errno;
 			cg_free(tmp);
+			if (e == ENOENT) /* removed already by the other run's cleanup */
+				continue;
 			errno = e;
 			return -1;
 		}
