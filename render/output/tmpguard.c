@@ -1,8 +1,10 @@
-#define _GNU_SOURCE /* syscall */
+#define _GNU_SOURCE /* syscall, renameat2 */
 #include "tmpguard.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h> /* renameat2 */
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -42,8 +44,13 @@ struct raw_dirent {
 };
 
 /* Deleting entries while listing may skip some: list again until a pass
- * finds nothing. Bounded, so a writer racing us cannot keep us here. */
+ * finds nothing. Passes, listings per pass and rmdir attempts are all
+ * bounded, so a writer racing us cannot keep us here: with one listing
+ * unbounded, a thread creating files as fast as we unlink them kept a
+ * removal going for minutes. */
 #define MAX_PASSES 64
+#define MAX_LISTINGS 64 /* per pass, of up to 2 KiB of entries each */
+#define MAX_RMDIRS 8
 /* cgmem's folders are flat; depth is bounded to bound the stack. */
 #define MAX_DEPTH 8
 
@@ -55,7 +62,12 @@ static int empty_dir(int fd, int depth)
 			return -1;
 		bool any = false;
 		long n;
+		int listings = 0;
 		while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+			if (++listings > MAX_LISTINGS) {
+				any = true; /* the next pass goes on */
+				break;
+			}
 			for (long off = 0; off < n;) {
 				struct raw_dirent *e = (struct raw_dirent *)(void *)(buf + off);
 				off += e->reclen;
@@ -87,10 +99,20 @@ static int empty_dir(int fd, int depth)
 
 int cg_tmpguard_remove_at(int parent_fd, const char *name, int dir_fd)
 {
-	/* A thread still writing may create a file between the last listing
-	 * and the rmdir: empty the folder again. Once it is gone no file can
-	 * be created in it. */
-	for (int tries = 0; tries < MAX_PASSES; tries++) {
+	/* Threads still writing (charts) open files by path: once the name is
+	 * gone they cannot create any. The new name keeps the prefix, so a
+	 * later run's stale cleanup finds the folder if we stop half way. */
+	char gone[NAME_MAX + 1];
+	size_t n = strlen(name);
+	if (n + 1 < sizeof gone) {
+		memcpy(gone, name, n);
+		memcpy(gone + n, "~", 2);
+		if (renameat2(parent_fd, name, parent_fd, gone, RENAME_NOREPLACE) == 0)
+			name = gone;
+	}
+	/* A thread writing through a descriptor may still create a file
+	 * between the last listing and the rmdir: empty the folder again. */
+	for (int tries = 0; tries < MAX_RMDIRS; tries++) {
 		int saved = errno;
 		if (empty_dir(dir_fd, 0) < 0 && errno != ENOTEMPTY)
 			return -1;

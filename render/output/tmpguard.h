@@ -40,8 +40,10 @@ void cg_tmpguard_release(int slot);
 void cg_tmpguard_catch_signals(void);
 
 /* Removes folder `name` of parent_fd and everything in it, without
- * following symbolic links; dir_fd is the folder itself, open. Only
- * async-signal-safe calls. Returns 0, or -1 with errno set. */
+ * following symbolic links; dir_fd is the folder itself, open. The folder
+ * is first renamed to `name~`, so that threads writing by path cannot
+ * add files while it is emptied. Only async-signal-safe calls. Returns 0,
+ * or -1 with errno set (the folder may then be left as `name~`). */
 int cg_tmpguard_remove_at(int parent_fd, const char *name, int dir_fd);
 
 #endif

@@ -608,15 +608,17 @@ static void *write_files(void *arg)
 	return NULL;
 }
 
-/* As charts do: a worker thread writes files into the folder while the
- * signal comes. */
-static void begin_then_signal_while_a_thread_writes(const char *dir)
+/* As charts do: worker threads write files into the folder while the
+ * signal comes. Two of them create files about as fast as the handler
+ * unlinks them, which kept a listing of the folder from ever ending. */
+static void begin_then_signal_while_threads_write(const char *dir)
 {
 	cg_outdir *od;
 	if (cg_outdir_begin(&od, dir, false, NULL) < 0)
 		_exit(1);
-	pthread_t t;
-	pthread_create(&t, NULL, write_files, (void *)cg_outdir_dir(od));
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, write_files, (void *)cg_outdir_dir(od));
 	struct timespec ts = {0, 20 * 1000 * 1000};
 	nanosleep(&ts, NULL);
 	raise(signal_to_send);
@@ -631,7 +633,7 @@ static void signals_remove_the_folder_and_end_the_process_by_the_signal(void **s
 		for (size_t k = 0; k < 3; k++) {
 			make_report(dir, (const char *const[]){"summary.json", NULL}, "old");
 			signal_to_send = sigs[k];
-			int status = in_child(threaded ? begin_then_signal_while_a_thread_writes : begin_then_signal, dir);
+			int status = in_child(threaded ? begin_then_signal_while_threads_write : begin_then_signal, dir);
 			assert_true(WIFSIGNALED(status));
 			assert_int_equal(WTERMSIG(status), sigs[k]);
 			assert_text(dir, "summary.json", "old");
