@@ -46,6 +46,7 @@ static int records_option(const cg_command *cmd, const cg_args *args, uint64_t *
 static int ingest_options(const cg_command *cmd, const cg_args *args, cg_ingest_options *o)
 {
 	*o = (cg_ingest_options)CG_INGEST_OPTIONS_INIT;
+	o->drop_ops = true; /* report keeps them for its Chrome trace */
 	o->strict = cg_args_flag(cmd, args, "strict");
 	int rc = size_option(cmd, args, "max-line-bytes", &o->max_line_bytes);
 	if (rc)

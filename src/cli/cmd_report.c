@@ -446,6 +446,7 @@ static int run_report(const cg_command *cmd, const cg_args *args)
 	ro.html = !cg_args_flag(cmd, args, "no-html");
 	ro.js = !cg_args_flag(cmd, args, "no-js") && !cg_args_flag(cmd, args, "static-html");
 	status = trace_option(cmd, args, dir, &ro);
+	in.ingest.drop_ops = ro.trace_name == NULL; /* only the Chrome trace reads ops */
 	if (status == 0)
 		status = chart_options(cmd, args, &ro.charts, &ro.exports);
 	if (status)

@@ -15,7 +15,7 @@
  * memory, and records (o->max_records as cg_ingest resolved it: 0 none). */
 static inline cg_timeline *cg_ingest_timeline_new(const cg_ingest_options *o)
 {
-	cg_timeline_limits lim = {o->max_string_bytes};
+	cg_timeline_limits lim = {o->max_string_bytes, o->drop_ops};
 	cg_timeline *tl = cg_timeline_new(&lim);
 	cg_timeline_set_max_records(tl, o->max_records);
 	return tl;

@@ -154,7 +154,8 @@ int cg_jsonl_parallel(cg_jsonl_ctx *ctx, cg_reader *r, unsigned threads, cg_erro
 	 * could give at most, per array */
 	uint64_t total = cg_reader_is_gzip(r) ? 0 : cg_reader_file_size(r), most_bytes = cg_memory_budget() / 4;
 	pl.slots = cg_calloc(pl.nslots, sizeof *pl.slots);
-	cg_timeline_limits lim = {cg_strtab_limit(ctx->tl->strings)}; /* blocks bound shards; the result counts records */
+	/* blocks bound shards; the result counts records */
+	cg_timeline_limits lim = {cg_strtab_limit(ctx->tl->strings), ctx->tl->drop_ops};
 	for (size_t i = 0; i < pl.nslots; i++) {
 		pl.slots[i].shard = cg_timeline_new(&lim);
 		cg_timeline_defer_span_ends(pl.slots[i].shard);

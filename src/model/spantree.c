@@ -225,7 +225,7 @@ static void resolve_mem(cg_timeline *tl, const uint32_t *span_of, uint32_t nstri
  * span fields are indices already; only depths and phases are left. */
 static void resolve_indexed(cg_timeline *tl)
 {
-	assert(tl->nspan_ends == 0 && tl->nops == 0 && tl->ntensors == 0 && tl->nedges == 0);
+	assert(tl->nspan_ends == 0 && tl->nops == 0 && tl->nop_refs == 0 && tl->ntensors == 0 && tl->nedges == 0);
 	for (size_t i = 0; i < tl->nmem; i++)
 		assert(tl->mem[i].span == CG_NONE || tl->mem[i].span < tl->nspans);
 	settle_all(tl);
@@ -246,6 +246,8 @@ void cg_spantree_resolve(cg_timeline *tl, unsigned threads)
 	resolve_mem(tl, span_of, nstrings, threads);
 	for (size_t i = 0; i < tl->nops; i++)
 		tl->ops[i].span = resolve_ref(tl, span_of, nstrings, tl->ops[i].span, tl->ops[i].line, "op");
+	for (size_t i = 0; i < tl->nop_refs; i++)
+		resolve_ref(tl, span_of, nstrings, tl->op_refs[i].span, tl->op_refs[i].line, "op");
 	for (size_t i = 0; i < tl->ntensors; i++)
 		tl->tensors[i].span = resolve_ref(tl, span_of, nstrings, tl->tensors[i].span,
 						  tl->tensors[i].line, "tensor");

@@ -48,6 +48,7 @@ cg_timeline *cg_timeline_new(const cg_timeline_limits *limits)
 	cg_timeline *tl = cg_calloc(1, sizeof *tl);
 	tl->strings = cg_strtab_new(lim.max_string_bytes);
 	tl->shapes = cg_strtab_new(lim.max_string_bytes);
+	tl->drop_ops = lim.drop_ops;
 	tl->last_device = CG_NONE;
 	tl->last_site = CG_NONE;
 	tl->first_t_ns = UINT64_MAX;
@@ -76,6 +77,7 @@ void cg_timeline_free(cg_timeline *tl)
 	cg_free(tl->spans);
 	cg_free(tl->ops);
 	cg_free(tl->op_inputs);
+	cg_free(tl->op_refs);
 	cg_free(tl->tensors);
 	cg_free(tl->devmem);
 	cg_free(tl->gradients);
@@ -545,17 +547,25 @@ int cg_timeline_add_span_end(cg_timeline *tl, cg_str id, uint64_t duration_ns, u
 int cg_timeline_add_op(cg_timeline *tl, const cg_op *op, const cg_str *inputs, size_t ninputs)
 {
 	uint64_t end;
-	if (ninputs > CG_NONE - 1 - tl->nop_inputs)
-		return hit(tl, CG_LIMIT_INDEX);
-	cg_op o = *op;
-	o.inputs_first = (uint32_t)tl->nop_inputs;
-	APPEND(tl, ops, nops, ops_cap, &o);
-	CG_GROW(tl->op_inputs, tl->op_inputs_cap, tl->nop_inputs + ninputs);
-	if (ninputs)
-		memcpy(tl->op_inputs + tl->nop_inputs, inputs, ninputs * sizeof *inputs);
-	tl->nop_inputs += ninputs;
-	see_time(tl, o.t_ns);
-	if (cg_add_u64(o.t_ns, o.duration_ns, &end))
+	if (tl->drop_ops) {
+		if (tl->max_records && tl->nrecords >= tl->max_records)
+			return hit(tl, CG_LIMIT_RECORDS);
+		if (op->span != CG_STR_EMPTY)
+			APPEND_UNCOUNTED(tl, op_refs, nop_refs, op_refs_cap, (&(cg_op_ref){op->span, op->line}));
+		tl->nrecords++;
+	} else {
+		if (ninputs > CG_NONE - 1 - tl->nop_inputs)
+			return hit(tl, CG_LIMIT_INDEX);
+		cg_op o = *op;
+		o.inputs_first = (uint32_t)tl->nop_inputs;
+		APPEND(tl, ops, nops, ops_cap, &o);
+		CG_GROW(tl->op_inputs, tl->op_inputs_cap, tl->nop_inputs + ninputs);
+		if (ninputs)
+			memcpy(tl->op_inputs + tl->nop_inputs, inputs, ninputs * sizeof *inputs);
+		tl->nop_inputs += ninputs;
+	}
+	see_time(tl, op->t_ns);
+	if (cg_add_u64(op->t_ns, op->duration_ns, &end))
 		see_time(tl, end);
 	return 0;
 }

@@ -21,7 +21,7 @@ static bool count_fits(size_t a, size_t b)
 
 bool cg_timeline_mergeable(const cg_timeline *dst, const cg_timeline *src)
 {
-	if (dst->finalized || src->finalized)
+	if (dst->finalized || src->finalized || dst->drop_ops != src->drop_ops)
 		return false;
 	if (src->source.meta_count > 0 && dst->source.meta_seen)
 		return false;
@@ -35,6 +35,7 @@ bool cg_timeline_mergeable(const cg_timeline *dst, const cg_timeline *src)
 	return count_fits(dst->nmem + dst->nmem_rest, src->nmem + src->nmem_rest) &&
 	       count_fits(dst->nspans, src->nspans) &&
 	       count_fits(dst->nops, src->nops) && count_fits(dst->nop_inputs, src->nop_inputs) &&
+	       count_fits(dst->nop_refs, src->nop_refs) &&
 	       count_fits(dst->ntensors, src->ntensors) && count_fits(dst->ndevmem, src->ndevmem) &&
 	       count_fits(dst->ngradients, src->ngradients) && count_fits(dst->nedges, src->nedges) &&
 	       count_fits(dst->nooms, src->nooms) && count_fits(dst->nmeta, src->nmeta) &&
@@ -201,6 +202,11 @@ static void append_records(cg_timeline *dst, const cg_timeline *src, const remap
 		in[i] = s[src->op_inputs[i]];
 	dst->nop_inputs += src->nop_inputs;
 
+	cg_op_ref *ref = APPEND_ROOM(dst, op_refs, nop_refs, op_refs_cap, src->nop_refs);
+	for (size_t i = 0; i < src->nop_refs; i++)
+		ref[i] = (cg_op_ref){s[src->op_refs[i].span], src->op_refs[i].line};
+	dst->nop_refs += src->nop_refs;
+
 	cg_tensor *t = APPEND_ROOM(dst, tensors, ntensors, tensors_cap, src->ntensors);
 	for (size_t i = 0; i < src->ntensors; i++) {
 		t[i] = src->tensors[i];
@@ -338,7 +344,7 @@ void cg_timeline_reset(cg_timeline *tl)
 {
 	cg_strtab_clear(tl->strings);
 	cg_strtab_clear(tl->shapes);
-	tl->nmem = tl->nspans = tl->nops = tl->nop_inputs = tl->ntensors = 0;
+	tl->nmem = tl->nspans = tl->nops = tl->nop_inputs = tl->nop_refs = tl->ntensors = 0;
 	tl->nmem_sites = 0;
 	if (tl->site_index)
 		memset(tl->site_index, 0, tl->site_index_cap * sizeof *tl->site_index);

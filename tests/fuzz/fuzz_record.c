@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static cg_jsonl_parser *parser;
 	if (!parser)
 		parser = cg_jsonl_parser_new();
-	cg_timeline_limits lim = {1 << 20};
+	cg_timeline_limits lim = {.max_string_bytes = 1 << 20};
 	cg_timeline *tl = cg_timeline_new(&lim);
 	char *copy = malloc(size + 1);
 	if (!copy)

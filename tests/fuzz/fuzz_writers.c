@@ -338,7 +338,7 @@ static void build(input *in, cg_timeline *tl)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	input in = {data, data + size};
-	cg_timeline_limits lim = {1 << 20};
+	cg_timeline_limits lim = {.max_string_bytes = 1 << 20};
 	cg_timeline *tl = cg_timeline_new(&lim);
 	build(&in, tl);
 	cg_error err;

@@ -239,6 +239,91 @@ static void records_of_three_devices_join_in_file_order(void **state)
 	free(t);
 }
 
+/* Reads path keeping ops and dropping them, on `threads`: the two
+ * timelines differ in the ops alone, and each op naming a span is kept as
+ * its reference. Returns the dropping one, for the caller to check. */
+static cg_timeline *dropped_and_kept_differ_in_ops_alone(const char *path, cg_ingest_options o, unsigned threads)
+{
+	cg_timeline *kept, *dropped;
+	cg_error err;
+	o.threads = threads;
+	o.block_bytes = 4096;
+	o.drop_ops = false;
+	assert_int_equal(cg_ingest(&kept, path, &o, &err), 0);
+	o.drop_ops = true;
+	assert_int_equal(cg_ingest(&dropped, path, &o, &err), 0);
+	assert_true(kept->nops > 0);
+	assert_int_equal(kept->nop_refs, 0);
+	assert_int_equal(dropped->nops, 0);
+	assert_int_equal(dropped->nop_inputs, 0);
+	size_t r = 0;
+	for (size_t i = 0; i < kept->nops; i++)
+		if (r < dropped->nop_refs && dropped->op_refs[r].line == kept->ops[i].line)
+			r++;
+	assert_int_equal(r, dropped->nop_refs); /* the ops' lines, in order */
+	size_t nops = kept->nops, nop_inputs = kept->nop_inputs, nop_refs = dropped->nop_refs;
+	kept->nops = kept->nop_inputs = dropped->nop_refs = 0;
+	same_timeline(kept, dropped);
+	kept->nops = nops;
+	kept->nop_inputs = nop_inputs;
+	dropped->nop_refs = nop_refs;
+	cg_timeline_free(kept);
+	return dropped;
+}
+
+/* Ops dropped (as every command but a report with its Chrome trace reads
+ * them): records counted, times seen, strings interned and spans that never
+ * started reported as when ops are kept, on one thread or several. */
+static void dropping_ops_changes_nothing_but_the_ops(void **state)
+{
+	static const char trace[] =
+		"{\"kind\":\"meta\",\"schema\":\"candle-graph/trace/6\"}\n"
+		"{\"kind\":\"op\",\"span_id\":\"later\",\"op_name\":\"aten::mm\",\"inputs\":[\"a\",\"b\"],"
+		"\"dtype\":\"f32\",\"device\":\"cuda:0\",\"timestamp_ns\":5,\"duration_ns\":10}\n"
+		"{\"kind\":\"span_start\",\"id\":\"later\",\"name\":\"r\",\"start_ns\":10,\"span_kind\":\"function\"}\n"
+		"{\"kind\":\"op\",\"span_id\":\"ghost\",\"op_name\":\"aten::add\",\"dtype\":\"f32\","
+		"\"device\":\"cuda:0\",\"timestamp_ns\":20,\"duration_ns\":1}\n"
+		"{\"kind\":\"memory\",\"timestamp_ns\":30,\"tensor_id\":\"t\",\"span_id\":\"later\","
+		"\"device\":\"cuda:0\",\"bytes\":8,\"action\":\"alloc\",\"dtype\":\"f32\"}\n"
+		"{\"kind\":\"op\",\"span_id\":\"\",\"op_name\":\"aten::relu\",\"dtype\":\"f32\","
+		"\"device\":\"cuda:1\",\"timestamp_ns\":40,\"duration_ns\":60}\n"
+		"{\"kind\":\"op\",\"span_id\":\"ghost2\",\"op_name\":\"aten::sum\",\"dtype\":\"f32\","
+		"\"device\":\"cuda:0\",\"timestamp_ns\":50,\"duration_ns\":1}\n";
+	const char *p = tu_write("ops.jsonl", trace, sizeof trace - 1);
+	cg_ingest_options o = CG_INGEST_OPTIONS_INIT;
+	for (unsigned threads = 1; threads <= 2; threads++) {
+		cg_timeline *tl = dropped_and_kept_differ_in_ops_alone(p, o, threads);
+		/* worked by hand: the ops of lines 2, 4 and 7 name spans (line
+		 * 6's names none); it ends at 100 ns, the trace's last moment,
+		 * and its device is the trace's second */
+		assert_int_equal(tl->ndevices, 2);
+		assert_int_equal(tl->nop_refs, 3);
+		assert_int_equal(tl->op_refs[0].line, 2);
+		assert_int_equal(tl->op_refs[1].line, 4);
+		assert_int_equal(tl->op_refs[2].line, 7);
+		assert_string_equal(cg_timeline_str(tl, tl->op_refs[1].span), "ghost");
+		assert_int_equal(tl->last_t_ns, 100);
+		assert_int_equal(tl->anomalies[CG_ANOM_UNKNOWN_SPAN].count, 2);
+		assert_string_equal(tl->anomalies[CG_ANOM_UNKNOWN_SPAN].examples[0],
+				    "line 4: op names span \"ghost\", which never started");
+		assert_string_equal(tl->anomalies[CG_ANOM_UNKNOWN_SPAN].examples[1],
+				    "line 7: op names span \"ghost2\", which never started");
+		cg_timeline_free(tl);
+	}
+
+	/* The messy trace, its ops spread over many shards. */
+	size_t n;
+	char *text = messy_trace(&n, true);
+	const char *messy = tu_write("messy_ops.jsonl", text, n);
+	o.max_line_bytes = 300;
+	for (unsigned threads = 1; threads <= 3; threads += 2)
+		cg_timeline_free(dropped_and_kept_differ_in_ops_alone(messy, o, threads));
+	o.drop_ops = true;
+	assert_int_equal(both_ways(messy, o, 512), 0);
+	assert_int_equal(both_ways(messy, o, 65536), 0);
+	free(text);
+}
+
 /* A UTF-8 byte-order mark before the first line changes nothing but the
  * file's size, on one thread or several, over small blocks or large, with
  * either parser. */
@@ -329,6 +414,7 @@ int main(void)
 		cmocka_unit_test(a_string_limit_stops_at_the_same_line_on_several_threads),
 		cmocka_unit_test(a_generated_trace_reads_the_same_on_several_threads),
 		cmocka_unit_test(records_of_three_devices_join_in_file_order),
+		cmocka_unit_test(dropping_ops_changes_nothing_but_the_ops),
 		cmocka_unit_test(a_byte_order_mark_changes_nothing_on_several_threads),
 		cmocka_unit_test(giving_up_on_garbage_is_decided_at_the_same_line_on_several_threads),
 	};

@@ -261,7 +261,7 @@ static void line_numbers_stop_below_two_to_the_32(void **state)
 /* A limit under 1 MiB is named exactly, not as "0 MiB". */
 static void a_string_limit_under_a_mib_is_named_exactly(void **state)
 {
-	cg_timeline_limits lim = {(size_t)96 << 10};
+	cg_timeline_limits lim = {.max_string_bytes = (size_t)96 << 10};
 	fixture x;
 	start(&x, &lim);
 	size_t big = (size_t)200 << 10;
@@ -279,7 +279,7 @@ static void a_string_limit_under_a_mib_is_named_exactly(void **state)
 
 static void a_string_limit_stops_the_block_with_the_line_named(void **state)
 {
-	cg_timeline_limits lim = {(size_t)1 << 20};
+	cg_timeline_limits lim = {.max_string_bytes = (size_t)1 << 20};
 	fixture x;
 	start(&x, &lim);
 	/* A 2 MiB tensor id on line 3 cannot fit in 1 MiB of strings. */

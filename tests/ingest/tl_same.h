@@ -69,6 +69,11 @@ static void same_records(const cg_timeline *x, const cg_timeline *y)
 	assert_int_equal(x->nop_inputs, y->nop_inputs);
 	if (x->nop_inputs)
 		assert_memory_equal(x->op_inputs, y->op_inputs, x->nop_inputs * sizeof *x->op_inputs);
+	what = "op_refs";
+	assert_int_equal(x->nop_refs, y->nop_refs);
+	for (size_t i = 0; i < x->nop_refs; i++) {
+		FIELD(x->op_refs[i], y->op_refs[i], span); FIELD(x->op_refs[i], y->op_refs[i], line);
+	}
 	what = "tensors";
 	assert_int_equal(x->ntensors, y->ntensors);
 	for (size_t i = 0; i < x->ntensors; i++) {

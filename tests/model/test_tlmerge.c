@@ -554,7 +554,7 @@ static void strings_beyond_the_limit_are_not_mergeable(void **state)
 {
 	/* a 64 KiB string limit: 10000 strings of 20 bytes (200,000 bytes of
 	 * text alone) cannot fit; three short ones can */
-	cg_timeline_limits lim = {64 << 10};
+	cg_timeline_limits lim = {.max_string_bytes = 64 << 10};
 	cg_timeline *dst = cg_timeline_new(&lim), *big = cg_timeline_new(NULL), *small = cg_timeline_new(NULL);
 	char s[32];
 	for (int i = 0; i < 10000; i++)
@@ -605,7 +605,7 @@ static void a_shard_that_would_cross_the_record_limit_is_not_mergeable(void **st
 
 static void reset_empties_everything_but_the_source_names_and_limit(void **state)
 {
-	cg_timeline_limits lim = {1 << 20};
+	cg_timeline_limits lim = {.max_string_bytes = 1 << 20};
 	cg_timeline *tl = cg_timeline_new(&lim);
 	tl->source.path = cg_strdup("x.jsonl");
 	tl->source.display_name = cg_strdup("x.jsonl");
