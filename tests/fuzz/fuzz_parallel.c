@@ -3,7 +3,8 @@
  * parse threads (2-5), the second the block size (a few bytes to a few KiB,
  * so that blocks end inside lines and shards meet strings, devices and
  * meta records their neighbours saw first), the third the line limit, the
- * string limit and strict mode; the rest is the trace (plain or gzip).
+ * string limit, strict mode, the cJSON parser and dropped ops; the rest is
+ * the trace (plain or gzip).
  * Both timelines must be the same to the last diagnostic: same error, same
  * counters, same string ids, same records, same peaks. A difference aborts.
  * The bytes go to the JSONL reader directly (cg_jsonl_ingest): through
@@ -156,6 +157,7 @@ static void same_timeline(const cg_timeline *a, const cg_timeline *b)
 	SAME_ARRAY(spans, nspans, "spans");
 	SAME_ARRAY(ops, nops, "ops");
 	SAME_ARRAY(op_inputs, nop_inputs, "op inputs");
+	SAME_ARRAY(op_refs, nop_refs, "op span references");
 	SAME_EACH(tensors, ntensors, same_tensor, "tensors");
 	SAME_ARRAY(devmem, ndevmem, "device checkpoints");
 	SAME_ARRAY(ooms, nooms, "out-of-memory events");
@@ -206,6 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.max_string_bytes = string_limits[data[2] >> 2 & 3];
 	o.strict = data[2] >> 4 & 1;
 	o.cjson_only = data[2] >> 5 & 1;
+	o.drop_ops = data[2] >> 6 & 1;
 	data += 3;
 	size -= 3;
 
