@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "decimal.h"
 #include "escape.h"
 #include "u64map.h"
@@ -187,7 +188,9 @@ static slice_times own_times(const slices *s, size_t i)
 	if (i < s->nspans)
 		return (slice_times){s->tl->spans[i].start_ns, s->tl->spans[i].end_ns};
 	const cg_op *op = &s->tl->ops[i - s->nspans];
-	uint64_t end = op->t_ns + op->duration_ns < op->t_ns ? UINT64_MAX : op->t_ns + op->duration_ns;
+	uint64_t end;
+	if (!cg_add_u64(op->t_ns, op->duration_ns, &end))
+		end = UINT64_MAX;
 	return (slice_times){op->t_ns, end};
 }
 
